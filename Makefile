@@ -1,0 +1,43 @@
+# The two commands of the README: `make run` and `make test`. Each installs what is missing
+# (.ci/install-deps: apt-get + a project venv), configures, builds and runs.
+PRESET ?= release
+BUILD_DIR := $(if $(filter release,$(PRESET)),build,build-$(PRESET))
+VENV := .venv
+
+.PHONY: all deps build run test test-cpp test-python bench debug asan tsan format clean
+
+all: build
+
+deps:
+	@./.ci/install-deps
+
+build: deps
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build --preset $(PRESET)
+
+# The main job: the default experiment on the CPU backend.
+run: build
+	$(BUILD_DIR)/bin/prooflab demo
+
+test: build
+	@$(MAKE) --no-print-directory test-cpp test-python PRESET=$(PRESET)
+
+test-cpp:
+	ctest --preset $(PRESET) --output-on-failure -j 2
+
+test-python:
+	@if [ -d tests/python ]; then $(VENV)/bin/python -m pytest -q tests/python; \
+	else echo "no Python tests yet"; fi
+
+bench: build
+	$(BUILD_DIR)/bench/prooflab_bench
+
+# Sanitizer and debug builds: `make test PRESET=asan`, `make test PRESET=tsan`.
+debug asan tsan:
+	@$(MAKE) --no-print-directory test PRESET=$@
+
+format:
+	find core gpu harness tests -name '*.[ch]pp' -o -name '*.cu' -o -name '*.cuh' | xargs clang-format -i
+
+clean:
+	rm -rf build build-debug build-asan build-tsan
