@@ -139,7 +139,11 @@ class MontField {
     return *this;
   }
   PROOFLAB_INLINE constexpr MontField& operator-=(const MontField& b) {
-    if (bigint_sub(mont, b.mont)) bigint_add(mont, kModulus);
+    // Branch-free: add back m & -borrow (a data-dependent branch mispredicts half the time).
+    const std::uint64_t mask = 0 - bigint_sub(mont, b.mont);
+    Limbs m = kModulus;
+    for (auto& x : m) x &= mask;
+    bigint_add(mont, m);
     return *this;
   }
   PROOFLAB_INLINE constexpr MontField& operator*=(const MontField& b) {
@@ -194,9 +198,11 @@ class MontField {
   static constexpr Limbs kHalfOrder = bigint_shr(bigint_sub_small(kModulus, 1), 1);
 
  private:
+  // v -= m when v >= m, without a branch.
   PROOFLAB_INLINE static constexpr void reduce_once(Limbs& v) {
     Limbs t = v;
-    if (!bigint_sub(t, kModulus)) v = t;
+    const std::uint64_t keep_v = 0 - bigint_sub(t, kModulus);
+    bigint_select(v, keep_v, v, t);
   }
 
   // r = a·b·R^-1 mod m (r may alias a or b).

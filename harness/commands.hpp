@@ -1,0 +1,11 @@
+// Each `prooflab` subcommand registers itself on the CLI11 app and runs when selected.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace prooflab::harness {
+
+void add_demo_command(CLI::App& app);
+void add_devices_command(CLI::App& app);
+
+}  // namespace prooflab::harness

@@ -1,0 +1,20 @@
+#include <exception>
+#include <iostream>
+
+#include "harness/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"prooflab: a benchmarking harness for GPU Groth16 provers (BLS12-381)"};
+  app.require_subcommand(1);
+  prooflab::harness::add_demo_command(app);
+  prooflab::harness::add_devices_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "prooflab: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
