@@ -1,0 +1,32 @@
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "core/poly/ntt.hpp"
+
+namespace {
+
+using prooflab::field::Fr;
+
+void run_ntt(benchmark::State& state, unsigned threads) {
+  const prooflab::poly::EvaluationDomain d(static_cast<unsigned>(state.range(0)));
+  prooflab::parallel::ThreadPool pool(threads);
+  std::mt19937_64 rng(1);
+  std::vector<Fr> a(d.size());
+  for (auto& x : a) x = Fr::random(rng);
+  for (auto _ : state) {
+    prooflab::poly::ntt(a, d, pool);
+    benchmark::DoNotOptimize(a.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(d.size()));
+  state.counters["threads"] = pool.size();
+}
+
+void BM_ntt(benchmark::State& state) { run_ntt(state, 1); }
+void BM_ntt_mt(benchmark::State& state) { run_ntt(state, 0); }
+
+}  // namespace
+
+BENCHMARK(BM_ntt)->DenseRange(10, 20, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ntt_mt)->DenseRange(10, 20, 2)->Unit(benchmark::kMillisecond);

@@ -1,0 +1,95 @@
+// NTTs against the naive O(n^2) evaluation, round trips, and thread-count independence.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "core/poly/ntt.hpp"
+
+namespace {
+
+using prooflab::field::Fr;
+using prooflab::parallel::ThreadPool;
+using prooflab::poly::EvaluationDomain;
+
+std::vector<Fr> random_vector(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Fr> v(n);
+  for (auto& x : v) x = Fr::random(rng);
+  return v;
+}
+
+// Σ_j coeffs[j]·x^j for x = shift·ω^i.
+std::vector<Fr> naive_evaluate(const std::vector<Fr>& coeffs, const EvaluationDomain& d,
+                               const Fr& shift) {
+  std::vector<Fr> out(d.size());
+  Fr x = shift;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    Fr acc = Fr::zero(), xp = Fr::one();
+    for (const auto& c : coeffs) {
+      acc += c * xp;
+      xp *= x;
+    }
+    out[i] = acc;
+    x *= d.omega();
+  }
+  return out;
+}
+
+class NttSizes : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(NttSizes, MatchesNaiveEvaluation) {
+  const EvaluationDomain d(GetParam());
+  ThreadPool pool(3);
+  const auto coeffs = random_vector(d.size(), 100 + GetParam());
+  auto a = coeffs;
+  prooflab::poly::ntt(a, d, pool);
+  EXPECT_EQ(a, naive_evaluate(coeffs, d, Fr::one()));
+  auto b = coeffs;
+  prooflab::poly::coset_ntt(b, d, pool);
+  EXPECT_EQ(b, naive_evaluate(coeffs, d, EvaluationDomain::coset_shift()));
+}
+
+TEST_P(NttSizes, InverseTransformsRoundTrip) {
+  const EvaluationDomain d(GetParam());
+  ThreadPool pool(2);
+  const auto v = random_vector(d.size(), 200 + GetParam());
+  auto a = v;
+  prooflab::poly::ntt(a, d, pool);
+  prooflab::poly::intt(a, d, pool);
+  EXPECT_EQ(a, v);
+  prooflab::poly::coset_ntt(a, d, pool);
+  prooflab::poly::coset_intt(a, d, pool);
+  EXPECT_EQ(a, v);
+}
+
+INSTANTIATE_TEST_SUITE_P(Small, NttSizes, ::testing::Values(0u, 1u, 2u, 3u, 5u, 8u));
+
+TEST(Ntt, SameResultForAnyThreadCount) {
+  const EvaluationDomain d(14);  // above the parallel chunk size: stages really split
+  const auto v = random_vector(d.size(), 7);
+  auto serial = v, parallel4 = v;
+  ThreadPool one(1), four(4);
+  prooflab::poly::coset_ntt(serial, d, one);
+  prooflab::poly::coset_ntt(parallel4, d, four);
+  EXPECT_EQ(serial, parallel4);
+}
+
+TEST(Ntt, VanishingPolynomialIsConstantOnTheCoset) {
+  const EvaluationDomain d(6);
+  const Fr g = EvaluationDomain::coset_shift();
+  EXPECT_EQ(d.vanishing_at(g), d.vanishing_at(g * d.omega()));
+  EXPECT_TRUE(d.vanishing_at(d.omega()).is_zero());
+  EXPECT_FALSE(d.vanishing_at(g).is_zero());
+}
+
+TEST(Ntt, RejectsWrongSizes) {
+  const EvaluationDomain d(4);
+  ThreadPool pool(1);
+  std::vector<Fr> a(15);
+  EXPECT_THROW(prooflab::poly::ntt(a, d, pool), std::invalid_argument);
+  EXPECT_THROW(EvaluationDomain(33), std::invalid_argument);
+  EXPECT_EQ(EvaluationDomain::at_least(1000).size(), 1024u);
+}
+
+}  // namespace
