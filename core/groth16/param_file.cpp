@@ -1,0 +1,269 @@
+#include "core/groth16/param_file.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "core/curve/serialize.hpp"
+
+namespace prooflab::groth16 {
+namespace {
+
+constexpr char kMagic[8] = {'P', 'L', 'A', 'B', 'G', '1', '6', '\0'};
+constexpr char kCurve[16] = "BLS12-381";
+constexpr std::size_t kSections = 7;
+constexpr std::array<const char*, kSections> kSectionNames = {"VK", "IC", "H", "L",
+                                                             "A", "B_G1", "B_G2"};
+
+struct SectionEntry {
+  char name[8];
+  std::uint64_t offset;  // from the start of the file
+  std::uint64_t count;   // points (VK: 1 record of 3 G1 + 3 G2)
+  std::uint32_t point_bytes;
+  std::uint32_t reserved;
+};
+
+struct Header {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t header_bytes;
+  char curve[16];
+  std::uint64_t num_inputs, num_aux, num_constraints, domain_size, shape_hash;
+  SectionEntry sections[kSections];
+  std::uint64_t body_checksum;
+  std::uint64_t header_checksum;  // of every header byte before this field
+};
+static_assert(sizeof(Header) % 8 == 0);
+
+constexpr std::size_t kVkBytes = 3 * 96 + 3 * 192;
+
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
+  throw ParamFileError("parameter file " + path.string() + ": " + what);
+}
+
+template <class Point, std::size_t N, class Encode>
+void put_points(std::vector<std::uint8_t>& out, const std::vector<Point>& pts, Encode&& encode) {
+  const std::size_t start = out.size();
+  out.resize(start + pts.size() * N);
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    encode(pts[i], std::span<std::uint8_t, N>(out.data() + start + i * N, N));
+}
+
+// Memory-maps a file read-only; unmaps on destruction.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::filesystem::path& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) fail(path, std::string("cannot stat: ") + std::strerror(errno));
+    size_ = static_cast<std::size_t>(st.st_size);
+    if (size_ == 0) fail(path, "file is empty");
+    data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (data_ == MAP_FAILED) fail(path, std::string("cannot mmap: ") + std::strerror(errno));
+  }
+  ~MappedFile() {
+    if (data_ && data_ != MAP_FAILED) ::munmap(data_, size_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  const std::uint8_t* data() const { return static_cast<const std::uint8_t*>(data_); }
+  std::size_t size() const { return size_; }
+
+ private:
+  int fd_ = -1;
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+Header read_header(const std::filesystem::path& path, const MappedFile& f) {
+  if (f.size() < sizeof(Header))
+    fail(path, "truncated: " + std::to_string(f.size()) + " bytes, shorter than the " +
+                   std::to_string(sizeof(Header)) + "-byte header");
+  Header h;
+  std::memcpy(&h, f.data(), sizeof h);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0)
+    fail(path, "not a prooflab parameter file (bad magic)");
+  if (h.version != kParamFileVersion)
+    fail(path, "unsupported version " + std::to_string(h.version) + " (this build reads " +
+                   std::to_string(kParamFileVersion) + ")");
+  if (h.header_bytes != sizeof(Header)) fail(path, "header size mismatch");
+  if (h.header_checksum != checksum64(f.data(), offsetof(Header, header_checksum)))
+    fail(path, "header checksum mismatch (corrupt header)");
+  if (std::strncmp(h.curve, kCurve, sizeof kCurve) != 0)
+    fail(path, std::string("written for curve '") + std::string(h.curve, strnlen(h.curve, 16)) +
+                   "', expected BLS12-381");
+  for (std::size_t s = 0; s < kSections; ++s) {
+    const auto& e = h.sections[s];
+    if (std::strncmp(e.name, kSectionNames[s], sizeof e.name) != 0)
+      fail(path, std::string("section ") + std::to_string(s) + " is not " + kSectionNames[s]);
+    if (e.offset + e.count * e.point_bytes > f.size())
+      fail(path, std::string("truncated: section ") + kSectionNames[s] + " ends at byte " +
+                     std::to_string(e.offset + e.count * e.point_bytes) + " but the file has " +
+                     std::to_string(f.size()));
+  }
+  return h;
+}
+
+CircuitShape shape_of(const Header& h) {
+  return {h.num_inputs, h.num_aux, h.num_constraints, h.domain_size, h.shape_hash};
+}
+
+std::string describe(const CircuitShape& s) {
+  return "inputs=" + std::to_string(s.num_inputs) + " aux=" + std::to_string(s.num_aux) +
+         " constraints=" + std::to_string(s.num_constraints) +
+         " domain=" + std::to_string(s.domain_size) + " shape_hash=" + std::to_string(s.shape_hash);
+}
+
+template <class Point, std::size_t N, class Decode>
+std::vector<Point> get_points(const std::filesystem::path& path, const MappedFile& f,
+                              const SectionEntry& e, Decode&& decode, parallel::ThreadPool& pool) {
+  if (e.point_bytes != N)
+    fail(path, std::string("section ") + e.name + " has " + std::to_string(e.point_bytes) +
+                   "-byte points, expected " + std::to_string(N));
+  std::vector<Point> out(e.count);
+  pool.parallel_for(e.count, 4096, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      try {
+        out[i] = decode(std::span<const std::uint8_t, N>(f.data() + e.offset + i * N, N));
+      } catch (const curve::DecodeError& err) {
+        fail(path, std::string("section ") + e.name + " point " + std::to_string(i) + ": " +
+                       err.what());
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+std::uint64_t checksum64(const std::uint8_t* data, std::size_t size) {
+  // Word-at-a-time multiply–rotate mixing (in the style of wyhash/xxhash's inner loop).
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ size;
+  std::size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, data + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    h ^= h >> 29;
+  }
+  for (; i < size; ++i) h = (h ^ data[i]) * 0x100000001b3ULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+void write_param_file(const std::filesystem::path& path, const CircuitShape& shape,
+                      const ProvingKey& pk) {
+  Header h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.version = kParamFileVersion;
+  h.header_bytes = sizeof(Header);
+  std::memcpy(h.curve, kCurve, sizeof kCurve);
+  h.num_inputs = shape.num_inputs;
+  h.num_aux = shape.num_aux;
+  h.num_constraints = shape.num_constraints;
+  h.domain_size = shape.domain_size;
+  h.shape_hash = shape.shape_hash;
+
+  std::vector<std::uint8_t> body;
+  const auto& vk = pk.vk;
+  for (const auto* p : {&vk.alpha_g1, &vk.beta_g1, &vk.delta_g1}) {
+    std::array<std::uint8_t, 96> b;
+    curve::g1_to_uncompressed(*p, b);
+    body.insert(body.end(), b.begin(), b.end());
+  }
+  for (const auto* p : {&vk.beta_g2, &vk.gamma_g2, &vk.delta_g2}) {
+    std::array<std::uint8_t, 192> b;
+    curve::g2_to_uncompressed(*p, b);
+    body.insert(body.end(), b.begin(), b.end());
+  }
+  const std::array<std::size_t, kSections> counts = {1,          vk.ic.size(), pk.h.size(),
+                                                     pk.l.size(), pk.a.size(),  pk.b_g1.size(),
+                                                     pk.b_g2.size()};
+  auto g1 = [](const curve::G1Affine& p, std::span<std::uint8_t, 96> o) { curve::g1_to_uncompressed(p, o); };
+  auto g2 = [](const curve::G2Affine& p, std::span<std::uint8_t, 192> o) { curve::g2_to_uncompressed(p, o); };
+  std::array<std::size_t, kSections> offsets{};
+  offsets[0] = sizeof(Header);
+  offsets[1] = sizeof(Header) + body.size();
+  put_points<curve::G1Affine, 96>(body, vk.ic, g1);
+  offsets[2] = sizeof(Header) + body.size();
+  put_points<curve::G1Affine, 96>(body, pk.h, g1);
+  offsets[3] = sizeof(Header) + body.size();
+  put_points<curve::G1Affine, 96>(body, pk.l, g1);
+  offsets[4] = sizeof(Header) + body.size();
+  put_points<curve::G1Affine, 96>(body, pk.a, g1);
+  offsets[5] = sizeof(Header) + body.size();
+  put_points<curve::G1Affine, 96>(body, pk.b_g1, g1);
+  offsets[6] = sizeof(Header) + body.size();
+  put_points<curve::G2Affine, 192>(body, pk.b_g2, g2);
+  for (std::size_t s = 0; s < kSections; ++s) {
+    auto& e = h.sections[s];
+    std::strncpy(e.name, kSectionNames[s], sizeof e.name);
+    e.offset = offsets[s];
+    e.count = counts[s];
+    e.point_bytes = s == 0 ? kVkBytes : (s == 6 ? 192 : 96);
+  }
+  h.body_checksum = checksum64(body.data(), body.size());
+  h.header_checksum =
+      checksum64(reinterpret_cast<const std::uint8_t*>(&h), offsetof(Header, header_checksum));
+
+  // Write to a temporary name and rename, so a crash never leaves a half file in the cache.
+  const auto tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail(tmp, std::string("cannot create: ") + std::strerror(errno));
+    out.write(reinterpret_cast<const char*>(&h), sizeof h);
+    out.write(reinterpret_cast<const char*>(body.data()), static_cast<std::streamsize>(body.size()));
+    if (!out) fail(tmp, "write failed (disk full?)");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+CircuitShape read_param_file_shape(const std::filesystem::path& path) {
+  const MappedFile f(path);
+  return shape_of(read_header(path, f));
+}
+
+ProvingKey read_param_file(const std::filesystem::path& path, parallel::ThreadPool& pool,
+                           const CircuitShape* expected) {
+  const MappedFile f(path);
+  const Header h = read_header(path, f);
+  if (expected && !(shape_of(h) == *expected))
+    fail(path, "made for another circuit shape: file has " + describe(shape_of(h)) +
+                   ", expected " + describe(*expected));
+  const std::size_t body_end = h.sections[kSections - 1].offset +
+                               h.sections[kSections - 1].count * h.sections[kSections - 1].point_bytes;
+  if (body_end != f.size())
+    fail(path, "size mismatch: sections end at byte " + std::to_string(body_end) +
+                   " but the file has " + std::to_string(f.size()) + " bytes");
+  if (checksum64(f.data() + sizeof(Header), f.size() - sizeof(Header)) != h.body_checksum)
+    fail(path, "body checksum mismatch (corrupt or modified file)");
+
+  const auto skip = curve::SubgroupCheck::kNo;
+  auto g1 = [&](std::span<const std::uint8_t, 96> b) { return curve::g1_from_uncompressed(b, skip); };
+  auto g2 = [&](std::span<const std::uint8_t, 192> b) { return curve::g2_from_uncompressed(b, skip); };
+  ProvingKey pk;
+  const std::uint8_t* vkb = f.data() + h.sections[0].offset;
+  pk.vk.alpha_g1 = g1(std::span<const std::uint8_t, 96>(vkb, 96));
+  pk.vk.beta_g1 = g1(std::span<const std::uint8_t, 96>(vkb + 96, 96));
+  pk.vk.delta_g1 = g1(std::span<const std::uint8_t, 96>(vkb + 192, 96));
+  pk.vk.beta_g2 = g2(std::span<const std::uint8_t, 192>(vkb + 288, 192));
+  pk.vk.gamma_g2 = g2(std::span<const std::uint8_t, 192>(vkb + 480, 192));
+  pk.vk.delta_g2 = g2(std::span<const std::uint8_t, 192>(vkb + 672, 192));
+  pk.vk.ic = get_points<curve::G1Affine, 96>(path, f, h.sections[1], g1, pool);
+  pk.h = get_points<curve::G1Affine, 96>(path, f, h.sections[2], g1, pool);
+  pk.l = get_points<curve::G1Affine, 96>(path, f, h.sections[3], g1, pool);
+  pk.a = get_points<curve::G1Affine, 96>(path, f, h.sections[4], g1, pool);
+  pk.b_g1 = get_points<curve::G1Affine, 96>(path, f, h.sections[5], g1, pool);
+  pk.b_g2 = get_points<curve::G2Affine, 192>(path, f, h.sections[6], g2, pool);
+  return pk;
+}
+
+}  // namespace prooflab::groth16
