@@ -1,0 +1,61 @@
+"""Concurrency-sweep table values from an experiment of scaled known runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from builders import KNOWN, write_sweep_experiment
+from prooflab_analysis import metrics
+from prooflab_analysis.loaders import load_experiment
+from prooflab_analysis.sweep import SWEEP_COLUMNS, sweep_markdown, sweep_table, write_sweep
+
+CELLS = [(10, 10, 0.8), (5, 5, 1.0), (20, 15, 0.75)]
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory):
+    exp = write_sweep_experiment(tmp_path_factory.mktemp("sweep") / "exp", CELLS, reps=2)
+    return sweep_table(metrics.experiment_metrics(load_experiment(exp)))
+
+
+def test_sweep_rows_ordered_by_c_and_j(table) -> None:
+    assert list(table.columns) == SWEEP_COLUMNS
+    assert table[["cell", "c", "j", "reps"]].values.tolist() == [
+        ["c5_j5", 5, 5, 2], ["c10_j10", 10, 10, 2], ["c20_j15", 20, 15, 2]]
+
+
+@pytest.mark.parametrize("row, scale", [(0, 1.0), (1, 0.8), (2, 0.75)])
+def test_sweep_values(table, row: int, scale: float) -> None:
+    r = table.iloc[row]
+    # Times scale with the run; utilisation and bandwidth do not.
+    assert r["s_per_proof"] == pytest.approx(KNOWN["s_per_proof"] * scale, rel=1e-9)
+    assert r["proofs_per_min"] == pytest.approx(KNOWN["proofs_per_min"] / scale, rel=1e-9)
+    assert r["gpu_busy"] == pytest.approx(0.75, rel=1e-9)
+    assert r["kernel_busy"] == pytest.approx(0.65, rel=1e-9)
+    assert r["gpu_ms_per_partition"] == pytest.approx(150.0 * scale, rel=1e-9)
+    assert r["synth_ms"] == pytest.approx(1550.0 / 6 * scale, rel=1e-9)
+    assert r["latency_p50_s"] == pytest.approx(0.8 * scale, rel=1e-9)
+    assert r["latency_p95_s"] == pytest.approx(0.935 * scale, rel=1e-9)
+    assert r["bandwidth_gbps"] == pytest.approx(30.0, rel=1e-9)
+    assert r["bandwidth_source"] == "probe"
+
+
+def test_sweep_markdown_and_files(table, tmp_path: Path) -> None:
+    md = sweep_markdown(table)
+    lines = md.splitlines()
+    assert lines[0] == ("| cell | c | j | reps | s/proof | proofs/min | GPU busy | kernel busy | GPU ms/partition "
+                        "| synth ms | p50 latency s | p95 latency s | bandwidth GB/s | bandwidth source |")
+    assert lines[2] == ("| c5_j5 | 5 | 5 | 2 | 0.40 | 150.000 | 75.0 % | 65.0 % | 150.0 | 258.3 | 0.80 | 0.93 "
+                        "| 30.0 | probe |")
+    md_path, csv_path = write_sweep(table, tmp_path)
+    assert md_path.read_text() == md
+    assert csv_path.read_text().splitlines()[0] == ",".join(SWEEP_COLUMNS)
+
+
+def test_blank_bandwidth_when_no_counters(table) -> None:
+    no_bw = table.assign(bandwidth_gbps=float("nan"), bandwidth_source="")
+    md = sweep_markdown(no_bw)
+    assert "bandwidth source" not in md
+    assert md.splitlines()[2].endswith("| 0.80 | 0.93 |  |")  # 0.935 is 0.93499.. in binary
