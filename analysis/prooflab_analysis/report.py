@@ -1,0 +1,295 @@
+"""Markdown reports with figures, for a run directory, an experiment or a reference log.
+
+`write_report(path)` decides what `path` is (run directory: run.json or timeline.csv;
+experiment: index.csv; anything else that is a file: a reference-format log) and writes
+`report.md` plus its figures and tables into `<path>/report/` (a log gets
+`<log dir>/<log stem>-report/`), or into `out` when given. It returns the report path.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from . import abtest, integrity, metrics, sweep, waterfall
+from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
+from .reflog import load_reference_log
+from .tables import fmt_float, fmt_percent, fmt_signed_percent, markdown_table
+
+GPU_SPAN_NOTE = (
+    "This log uses the reference's GPU_START..GPU_END, which spans the lock wait, the kernels "
+    "and b_g2_msm; its \"GPU busy\" therefore overstates device use (prooflab's own timelines "
+    "mark the lock-held time only)."
+)
+
+
+def _fmt(value: Any, kind: str = "float2") -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if kind == "pct":
+        return f"{100 * float(value):.1f} %"
+    if kind == "int":
+        return str(int(value))
+    if kind == "float1":
+        return f"{float(value):.1f}"
+    if kind == "float3":
+        return f"{float(value):.3f}"
+    return f"{float(value):.2f}"
+
+
+HEADLINE = [
+    ("s_per_proof", "s/proof (first JOB_SUBMIT .. last JOB_DONE)", "float2"),
+    ("proofs_per_min", "proofs/min", "float3"),
+    ("steady_s_per_proof", "s/proof, steady (first .. last JOB_DONE)", "float2"),
+    ("jobs_completed", "proofs counted", "int"),
+    ("jobs_failed", "proofs failed", "int"),
+    ("jobs_excluded", "proofs excluded by integrity checks", "int"),
+    ("latency_p50_s", "latency p50 [s]", "float2"),
+    ("latency_p95_s", "latency p95 [s]", "float2"),
+    ("gpu_busy", "GPU busy (TIMELINE spans)", "pct"),
+    ("kernel_busy", "kernel busy (CUPTI)", "pct"),
+    ("gpu_ms_per_partition", "GPU ms / partition", "float1"),
+    ("synth_ms", "synthesis ms / partition", "float1"),
+    ("handoff_gap_ms_total", "handoff gaps, total ms", "float1"),
+    ("idle_gap_ms_total", "idle gaps, total ms", "float1"),
+    ("bandwidth_gbps", "memory bandwidth, mean GB/s", "float1"),
+]
+
+
+def _headline_table(m: dict[str, Any]) -> str:
+    rows = [{"metric": label, "value": _fmt(m.get(key), kind)} for key, label, kind in HEADLINE if key in m]
+    if m.get("bandwidth_source"):
+        rows.append({"metric": "bandwidth source", "value": m["bandwidth_source"]})
+    return markdown_table(pd.DataFrame(rows, columns=["metric", "value"]))
+
+
+def _meta_lines(run: Run) -> list[str]:
+    meta = run.meta
+    lines = []
+    if run.path is not None:
+        lines.append(f"- run directory: `{run.path}`")
+    if meta.get("source") == "reference_log":
+        lines.append(f"- imported from reference log `{meta.get('log')}`, lines {meta.get('first_line')}-{meta.get('last_line')}")
+    lines.append(f"- status: **{run.status}**")
+    if "git_commit" in meta:
+        dirty = " (dirty)" if meta.get("git_dirty") else ""
+        lines.append(f"- commit: `{meta['git_commit']}`{dirty}")
+    if "command" in meta:
+        lines.append(f"- command: `{meta['command']}`")
+    if "start_time" in meta:
+        lines.append(f"- time: {meta.get('start_time')} .. {meta.get('end_time', '')}")
+    host = meta.get("host")
+    if isinstance(host, dict):
+        mem = host.get("mem_bytes")
+        mem_s = f", {mem / 2**30:.0f} GiB" if isinstance(mem, (int, float)) else ""
+        lines.append(f"- host: {host.get('cpu_model', '?')}, {host.get('cores', '?')} cores{mem_s}")
+    gpu = meta.get("gpu")
+    if isinstance(gpu, dict):
+        mem = gpu.get("mem_bytes")
+        mem_s = f", {mem / 2**30:.0f} GiB" if isinstance(mem, (int, float)) else ""
+        lines.append(f"- GPU: {gpu.get('name', '?')}, {gpu.get('sms', '?')} SMs{mem_s}, driver {gpu.get('driver', '?')}")
+    elif "gpu" in meta:
+        lines.append("- GPU: none (CPU backend)")
+    return lines
+
+
+def _config_table(run: Run) -> str:
+    cfg = run.config
+    if not cfg:
+        return ""
+    rows = [{"knob": k, "value": json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else str(v)}
+            for k, v in cfg.items()]
+    return markdown_table(pd.DataFrame(rows, columns=["knob", "value"]))
+
+
+def _counter_sources(run: Run) -> str:
+    counters = run.meta.get("counters")
+    if not isinstance(counters, dict) or not counters:
+        return ""
+    rows = [{"source": k, "status": (v or {}).get("status", ""), "reason": (v or {}).get("reason", "")}
+            for k, v in counters.items()]
+    return markdown_table(pd.DataFrame(rows, columns=["source", "status", "reason"]))
+
+
+def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None = None) -> str:
+    """Markdown for one run; writes its figures into `out_dir`."""
+    report = integrity.check_run(run, expected_partitions)
+    m = metrics.run_metrics(run, expected_partitions, report)
+    parts = [f"# Run report: {run.run_id}", "", *_meta_lines(run), ""]
+    config = _config_table(run)
+    if config:
+        parts += ["## Configuration", "", config]
+    sources = _counter_sources(run)
+    if sources:
+        parts += ["## Counter sources", "", sources]
+
+    parts += ["## Integrity", "", report.describe(), ""]
+    parts += [f"- expected partitions per proof: {report.expected_partitions} ({report.expected_source})"]
+    parts += [f"- {note}" for note in report.notes + run.notes]
+    parts.append("")
+    if not report.ok:
+        shown = report.issues.head(50)
+        parts += [markdown_table(shown)]
+        if len(report.issues) > len(shown):
+            parts += [f"({len(report.issues) - len(shown)} more issues not shown)", ""]
+        parts += [
+            "Excluded jobs are left out of latency, the throughput count, GPU time per partition and "
+            "stage statistics; device utilisation still counts their intervals.",
+            "",
+        ]
+
+    parts += ["## Headline", ""]
+    if run.gpu_span == "reference":
+        parts += [GPU_SPAN_NOTE, ""]
+    parts += [_headline_table(m)]
+    if run.summary:
+        parts += ["Recorded summary (summary.json / Batch Summary):", "", "```json",
+                  json.dumps(run.summary, indent=2, default=str), "```", ""]
+
+    if not run.timeline.empty:
+        util = metrics.utilisation(run.timeline, run.cupti)
+        parts += ["## Utilisation per device", "",
+                  markdown_table(util, {"wall_us": fmt_float(0), "gpu_busy_us": fmt_float(0), "gpu_busy": fmt_percent(1),
+                                        "kernel_busy_us": fmt_float(0), "kernel_busy": fmt_percent(1)})]
+        gaps = metrics.gpu_gaps(run.timeline)
+        if not gaps.empty:
+            parts += ["## GPU gaps per worker", "",
+                      "A handoff gap is followed by the same job's next partition or had work queued when it "
+                      "began; an idle gap had nothing ready.", "",
+                      markdown_table(metrics.gap_summary(gaps), {c: fmt_float(1) for c in
+                                                                ("total_ms", "mean_ms", "median_ms", "max_ms")})]
+    stages = metrics.stage_summary(metrics.run_stage_long(run), report.excluded_jobs)
+    if not stages.empty:
+        parts += ["## Stages", "", markdown_table(stages, {c: fmt_float(1) for c in
+                                                          ("mean_ms", "median_ms", "p95_ms", "max_ms")})]
+    completions = run.extras.get("completions")
+    if completions is not None and not completions.empty:
+        parts += ["## Completion lines", "", markdown_table(completions)]
+
+    if not run.timeline.empty or not run.cupti.empty:
+        fig = waterfall.waterfall_figure(run.timeline, run.cupti, run.counters, title=f"{run.run_id}", gpu_span=run.gpu_span)
+        try:
+            waterfall.save_figure(fig, out_dir / "waterfall")
+        finally:
+            plt.close(fig)
+        parts += ["## Waterfall", "", "![waterfall](waterfall.png)", "", "[SVG](waterfall.svg)", ""]
+    return "\n".join(parts)
+
+
+def write_run_report(run_dir: str | Path, out: str | Path | None = None, expected_partitions: int | None = None) -> Path:
+    run = load_run(run_dir)
+    out_dir = Path(out) if out is not None else Path(run_dir) / "report"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "report.md"
+    path.write_text(run_report_markdown(run, out_dir, expected_partitions), encoding="utf-8")
+    return path
+
+
+def write_log_report(log: str | Path, out: str | Path | None = None, expected_partitions: int | None = None) -> Path:
+    """One report per run found in a reference log, and an index report.md."""
+    log = Path(log)
+    runs = load_reference_log(log, expected_partitions=expected_partitions)
+    out_dir = Path(out) if out is not None else log.parent / f"{log.stem}-report"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lines = [f"# Reference log report: {log.name}", "", f"- log: `{log}`", f"- runs found: {len(runs)} "
+             "(split at RUN_ID=<id> / `=== run <id> ===` markers, never by time)", ""]
+    rows = []
+    for run in runs:
+        sub = out_dir / _safe(run.run_id)
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / "report.md").write_text(run_report_markdown(run, sub, expected_partitions), encoding="utf-8")
+        m = metrics.run_metrics(run, expected_partitions)
+        rows.append({"run": f"[{run.run_id}]({_safe(run.run_id)}/report.md)", "lines":
+                     f"{run.meta['first_line']}-{run.meta['last_line']}", "events": len(run.timeline),
+                     "s_per_proof": m.get("s_per_proof"), "gpu_busy": m.get("gpu_busy"), "issues": m.get("issues")})
+    if rows:
+        lines.append(markdown_table(pd.DataFrame(rows), {"s_per_proof": fmt_float(2), "gpu_busy": fmt_percent(1)}))
+    lines += ["", GPU_SPAN_NOTE, ""]
+    path = out_dir / "report.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name) or "run"
+
+
+AB_FORMATS = {
+    "baseline_value": fmt_float(3), "variant_value": fmt_float(3), "rel_change": fmt_signed_percent(2),
+    "ci_low": fmt_signed_percent(2), "ci_high": fmt_signed_percent(2), "p_value": fmt_float(4),
+    "min_effect": fmt_percent(1), "reps_needed": lambda v: str(int(v)),
+}
+
+# Metric -> the summary.json key used when the timeline gives no value.
+SUMMARY_FALLBACK = {"s_per_proof": "summary.s_per_proof", "proofs_per_min": "summary.throughput_proofs_per_min"}
+
+
+def experiment_report_markdown(
+    exp_dir: Path, out_dir: Path, *, expected_partitions: int | None = None,
+    ab_metrics: Sequence[str] = ("s_per_proof", "proofs_per_min"), baseline: str = "baseline",
+    min_effect: float = 0.02,
+) -> str:
+    experiment = load_experiment(exp_dir)
+    runs = metrics.experiment_metrics(experiment, expected_partitions)
+    name = str(experiment["experiment"].iloc[0]) if len(experiment) else exp_dir.name
+    status_counts = experiment["status"].value_counts().to_dict()
+    parts = [f"# Experiment report: {name}", "", f"- directory: `{exp_dir}`",
+             f"- runs: {len(experiment)} ({', '.join(f'{k}: {v}' for k, v in status_counts.items())})",
+             f"- cells: {experiment['cell'].nunique()}, variants: {', '.join(map(str, pd.unique(experiment['variant'])))}",
+             ""]
+    if "s_per_proof" in runs.columns and runs["s_per_proof"].notna().any():
+        table = sweep.sweep_table(runs)
+        sweep.write_sweep(table, out_dir)
+        parts += ["## Sweep", "", "Means over the complete repetitions of each cell ([CSV](sweep.csv)).", "",
+                  sweep.sweep_markdown(table)]
+    for metric in ab_metrics:
+        if baseline not in set(runs["variant"]) or runs["variant"].nunique() < 2:
+            break
+        column = metric
+        if column not in runs.columns or not runs[column].notna().any():
+            column = SUMMARY_FALLBACK.get(metric, "")
+            if column not in runs.columns or not runs[column].notna().any():
+                continue
+        table = abtest.ab_table(runs, column, baseline=baseline, min_effect=min_effect,
+                                higher_is_better=abtest.metric_higher_is_better(metric))
+        stem = f"ab_{metric}"
+        table.to_csv(out_dir / f"{stem}.csv", index=False)
+        md = markdown_table(table.drop(columns=["baseline", "metric", "min_effect"]), AB_FORMATS)
+        (out_dir / f"{stem}.md").write_text(md, encoding="utf-8")
+        source = "" if column == metric else f" (from `{column}`: the runs have no timeline value)"
+        parts += [f"## A/B: {metric}{source}", "",
+                  f"Relative change of the mean vs `{baseline}` in the same cell, 95 % bootstrap CI, Mann-Whitney U "
+                  f"p-value, minimum effect {min_effect:.0%} ([CSV]({stem}.csv)).", "", md]
+    cols = [c for c in ("cell", "variant", "rep", "order", "status", "run_dir", "s_per_proof", "proofs_per_min",
+                        "issues", "excluded_jobs") if c in runs.columns]
+    parts += ["## Runs", "", markdown_table(runs[cols], {"s_per_proof": fmt_float(2), "proofs_per_min": fmt_float(3),
+                                                         "issues": lambda v: str(int(v))})]
+    return "\n".join(parts)
+
+
+def write_experiment_report(exp_dir: str | Path, out: str | Path | None = None, **kw: Any) -> Path:
+    exp_dir = Path(exp_dir)
+    out_dir = Path(out) if out is not None else exp_dir / "report"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "report.md"
+    path.write_text(experiment_report_markdown(exp_dir, out_dir, **kw), encoding="utf-8")
+    return path
+
+
+def write_report(path: str | Path, out: str | Path | None = None, *, expected_partitions: int | None = None,
+                 **kw: Any) -> Path:
+    """Report for a run directory, an experiment directory or a reference log file."""
+    path = Path(path)
+    if path.is_dir() and (path / "index.csv").exists():
+        return write_experiment_report(path, out, expected_partitions=expected_partitions, **kw)
+    if is_run_dir(path):
+        return write_run_report(path, out, expected_partitions)
+    if path.is_file():
+        return write_log_report(path, out, expected_partitions)
+    raise RunFormatError(path, "neither a run directory (run.json / timeline.csv), an experiment (index.csv) "
+                               "nor a log file")
