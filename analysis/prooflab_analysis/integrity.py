@@ -89,7 +89,10 @@ class IntegrityReport:
         if self.ok:
             return "integrity: no issues; no job excluded."
         parts = [f"{row.check} x{row.issues}" for row in self.counts().itertuples()]
-        jobs = ", ".join(str(j) for j in sorted(self.excluded_jobs)) or "none"
+        excluded = sorted(self.excluded_jobs)
+        jobs = ", ".join(str(j) for j in excluded[:20]) or "none"
+        if len(excluded) > 20:
+            jobs += f", ... ({len(excluded)} jobs)"
         return f"integrity: {len(self.issues)} issue(s) ({'; '.join(parts)}); excluded job(s): {jobs}."
 
 

@@ -176,6 +176,19 @@ def _field_count(line: str) -> int:
     return len(next(csv.reader([line])))
 
 
+def _first_row(mask: pd.Series) -> int:
+    return int(np.flatnonzero(mask.to_numpy(dtype=bool))[0])
+
+
+def _rows_failing(raw: pd.Series, candidates: pd.Series, pattern: re.Pattern[str]) -> pd.Series:
+    """Rows among `candidates` whose text does not match `pattern`. The regex runs on the
+    distinct values only: a million-row column has few distinct events or indices."""
+    bad_values = [v for v in pd.unique(raw[candidates]) if not pattern.match(v)]
+    if not bad_values:
+        return pd.Series(False, index=raw.index)
+    return candidates & raw.isin(bad_values)
+
+
 def _convert(frame: pd.DataFrame, spec: dict[str, _Col]) -> pd.DataFrame:
     """Typed copy of an all-string frame; raises _BadValue at the first bad row."""
     out: dict[str, pd.Series] = {}
@@ -185,43 +198,44 @@ def _convert(frame: pd.DataFrame, spec: dict[str, _Col]) -> pd.DataFrame:
         if rule is None:  # documented extension columns we do not type
             out[col] = raw.astype(object)
             continue
-        empty = raw.str.len() == 0
+        empty = raw == ""
         if rule.required and bool(empty.any()):
-            row = int(np.flatnonzero(empty.to_numpy())[0])
-            raise _BadValue(row, f"column {col!r} must not be empty")
+            raise _BadValue(_first_row(empty), f"column {col!r} must not be empty")
         if rule.kind == "str":
             if rule.allowed is not None:
                 bad = ~raw.isin(rule.allowed) & ~(empty & (not rule.required))
                 if bool(bad.any()):
-                    row = int(np.flatnonzero(bad.to_numpy())[0])
+                    row = _first_row(bad)
                     raise _BadValue(
                         row,
                         f"column {col!r} value {raw.iloc[row]!r} is not one of {sorted(v for v in rule.allowed if v)}",
                     )
             if rule.pattern is not None:
-                bad = ~raw.str.match(rule.pattern.pattern) & ~empty
+                bad = _rows_failing(raw, ~empty, rule.pattern)
                 if bool(bad.any()):
-                    row = int(np.flatnonzero(bad.to_numpy())[0])
+                    row = _first_row(bad)
                     raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} does not match {rule.pattern.pattern}")
             out[col] = raw.astype(object)
             continue
         values = pd.to_numeric(raw.where(~empty, None), errors="coerce")
         bad = values.isna() & ~empty
-        if rule.kind == "int":
-            bad |= ~empty & ~raw.str.match(_INT_RE.pattern)
+        if rule.kind == "int" and values.dtype.kind not in "iu":
+            # to_numeric gives an integer column only when every value was an integer
+            # literal; otherwise reject "1.5", "1.0", "1e3" explicitly.
+            bad |= _rows_failing(raw, ~empty & values.notna(), _INT_RE)
         if bool(bad.any()):
-            row = int(np.flatnonzero(bad.to_numpy())[0])
+            row = _first_row(bad)
             what = "an integer" if rule.kind == "int" else "a number"
             raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} is not {what}")
         if rule.kind == "float":
             finite = values.isna() | np.isfinite(values.to_numpy(dtype="float64", na_value=0.0))
             if not bool(finite.all()):
-                row = int(np.flatnonzero(~finite.to_numpy())[0])
+                row = _first_row(~finite)
                 raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} is not finite")
         if rule.min_value is not None:
             below = (values < rule.min_value).fillna(False)
             if bool(below.any()):
-                row = int(np.flatnonzero(below.to_numpy())[0])
+                row = _first_row(below)
                 raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} is below {rule.min_value:g}")
         if rule.kind == "int":
             if rule.required:

@@ -282,7 +282,7 @@ def synthetic_timeline(n_events: int, partitions: int = 10, workers: int = 2, se
     gpu_start = np.cumsum(gpu_ms + rng.exponential(300, n_parts)) * 1000
     gpu_end = gpu_start + gpu_ms * 1000
     worker = np.arange(n_parts) % workers
-    synth_end = gpu_start - rng.uniform(1e5, 3e6, n_parts)
+    synth_end = gpu_start - rng.uniform(6e5, 3e6, n_parts)  # queued before the pickup (gpu_start - 0.5 s)
     synth_start = synth_end - rng.uniform(2e7, 3e7, n_parts)
     base = synth_start.min()
     events = [

@@ -131,3 +131,26 @@ def test_stages_duplicates_and_failures() -> None:
         ("duplicate_partition", "stages", 0, 0),
         ("partition_failed", "stages", 1, 1),
     }
+
+
+def test_large_timeline_checks_clean_and_fast() -> None:
+    import time
+
+    from builders import synthetic_timeline
+
+    timeline = synthetic_timeline(1_000_000)
+    t0 = time.perf_counter()
+    report = check_timeline(timeline, expected_partitions=10)
+    elapsed = time.perf_counter() - t0
+    print(f"\nintegrity on 1M events: {elapsed:.2f} s")
+    assert report.ok, report.describe()
+    assert elapsed < 30.0
+
+
+def test_describe_shortens_long_exclusion_lists() -> None:
+    from builders import synthetic_timeline
+
+    report = check_timeline(synthetic_timeline(16 * 10 * 30), expected_partitions=11)
+    assert len(report.excluded_jobs) == 30
+    text = report.describe()
+    assert "missing_partition x30" in text and text.endswith("... (30 jobs).")
