@@ -19,7 +19,9 @@ Verdicts, with "better" meaning lower for times and higher for rates:
   resolve a `min_effect` difference at 80 % power given the observed noise.
 
 A 0.3 % difference from one run each is noise, not a result: with fewer than two runs
-per arm the verdict is always inconclusive.
+per arm, or too few for the rank test to be able to reach p < alpha at all (3 vs 3 at
+alpha = 0.05; 4 vs 4 suffices), the verdict is inconclusive, whichever way the
+bootstrap leans -- a bootstrap over three values is overconfident.
 """
 
 from __future__ import annotations
@@ -75,6 +77,12 @@ class Comparison:
     verdict: str
     reps_needed: float
     note: str
+
+
+def _rank_test_can_reach(n_a: int, n_b: int, alpha: float) -> bool:
+    """Whether a two-sided Mann-Whitney U on arms of these sizes can give p < alpha at
+    all (its smallest p-value, with complete separation, is 2 / C(n_a + n_b, n_a))."""
+    return 2.0 / math.comb(n_a + n_b, n_a) < alpha
 
 
 def _min_reps_for_rank_test(alpha: float) -> int:
@@ -159,6 +167,11 @@ def compare(
         return result("inconclusive", nan, nan, nan, "fewer than 2 repetitions in an arm: no estimate of noise")
     if base_value == 0:
         return result("inconclusive", nan, nan, nan, "baseline is 0: relative change undefined")
+    if not _rank_test_can_reach(a.size, b.size, alpha):
+        # A bootstrap over 2-3 runs per arm is overconfident; refuse both kinds of verdict.
+        lo, hi = bootstrap_rel_change(a, b, statistic, n_boot, seed, confidence)
+        return result("inconclusive", lo, hi, nan,
+                      f"{a.size} vs {b.size} runs: too few for the rank test to reach p < {alpha:g}")
     lo, hi = bootstrap_rel_change(a, b, statistic, n_boot, seed, confidence)
     if np.all(a == a[0]) and np.all(b == a[0]):
         p = 1.0

@@ -110,3 +110,14 @@ def test_ab_table_notes_non_interleaved_arms_and_missing_baseline() -> None:
     assert table.loc["b", "verdict"] == "inconclusive" and "no 'baseline' runs" in table.loc["b", "note"]
     with pytest.raises(ValueError, match="baseline variant 'control'"):
         ab_table(runs, "s_per_proof", baseline="control")
+
+
+def test_three_runs_each_cannot_give_a_verdict() -> None:
+    a = [38.00, 38.01, 37.99]
+    cmp = compare(a, [x * 0.9 for x in a], higher_is_better=False)
+    assert cmp.verdict == "inconclusive"
+    assert "too few for the rank test" in cmp.note
+    assert cmp.ci_high < 0  # the bootstrap alone would have claimed an improvement
+    assert cmp.reps_needed == 4
+    same = compare(a, a, higher_is_better=False)
+    assert same.verdict == "inconclusive"
