@@ -4,6 +4,7 @@
 // append. Up to four terms live inline (see SmallVector).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <utility>
@@ -98,8 +99,12 @@ inline LinearCombination& LinearCombination::compact() {
   Term* t = terms_.data();
   const std::size_t n = terms_.size();
   const auto key = [](const Term& x) { return pack(x.var); };
-  for (std::size_t i = 1; i < n; ++i)  // insertion sort: stable, and these stay short
-    for (std::size_t j = i; j > 0 && key(t[j]) < key(t[j - 1]); --j) std::swap(t[j], t[j - 1]);
+  if (n <= 16) {
+    for (std::size_t i = 1; i < n; ++i)  // insertion sort for the common short case
+      for (std::size_t j = i; j > 0 && key(t[j]) < key(t[j - 1]); --j) std::swap(t[j], t[j - 1]);
+  } else {
+    std::sort(t, t + n, [&](const Term& x, const Term& y) { return key(x) < key(y); });
+  }
   std::size_t out = 0;
   for (std::size_t i = 0; i < n;) {
     Term sum = t[i];
