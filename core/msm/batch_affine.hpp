@@ -1,0 +1,112 @@
+// Many independent affine additions with one field inversion (Montgomery's trick). An affine
+// addition is λ = (y2 − y1)/(x2 − x1), x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1: with the
+// inversion shared by a batch of a few thousand it costs 5M + 1S (three of them for the
+// batch inversion), about half of a Jacobian mixed addition (7M + 4S). This is the "batch
+// affine" accumulation of gnark-crypto and of the ZPrize CPU MSM entries.
+//
+#pragma once
+
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/curve/affine.hpp"
+
+namespace prooflab::msm {
+
+template <class Curve>
+class BatchAffineAdder {
+ public:
+  using Field = typename Curve::Field;
+  using Point = curve::Affine<Curve>;
+
+  explicit BatchAffineAdder(std::size_t capacity)
+      : pending_(capacity), prefix_(capacity), den_(capacity) {
+    assert(capacity > 0);
+  }
+
+  // *dst = ±a + ±b (negated where neg_a / neg_b), now (an operand at infinity, P + (−P)) or
+  // at the next flush(), which may happen inside this call. The operands are read here;
+  // dst must stay valid and unread until the flush.
+  void push(const Point* a, bool neg_a, const Point* b, bool neg_b, Point* dst) {
+    if (a->is_infinity() || b->is_infinity()) [[unlikely]] {
+      *dst = a->is_infinity() ? signed_copy(*b, neg_b) : signed_copy(*a, neg_a);
+      return;
+    }
+    Pending& e = pending_[size_];
+    Field& den = den_[size_];
+    den = b->x;
+    den -= a->x;
+    e.ay = signed_y(*a, neg_a);
+    if (den.is_zero()) [[unlikely]] {
+      const Field yb = signed_y(*b, neg_b);
+      if (!(e.ay == yb) || yb.is_zero()) {  // P + (−P); a 2-torsion P doubles to O
+        *dst = Point::infinity();
+        return;
+      }
+      const Field xx = a->x.square();  // doubling: λ = 3x² / 2y
+      e.num = xx.dbl();
+      e.num += xx;
+      den = yb.dbl();
+    } else {
+      e.num = signed_y(*b, neg_b);
+      e.num -= e.ay;
+    }
+    e.ax = a->x;
+    e.bx = b->x;
+    e.dst = dst;
+    if (++size_ == pending_.size()) flush();
+  }
+
+  // Completes every pending addition. Compound assignments throughout: they are always
+  // inlined, the binary operators are not.
+  void flush() {
+    if (size_ == 0) return;
+    Field acc = den_[0];
+    for (std::size_t i = 1; i < size_; ++i) {
+      prefix_[i] = acc;
+      acc *= den_[i];
+    }
+    Field inv = acc.inverse();  // non-zero: every denominator is
+    for (std::size_t i = size_; i-- > 1;) {
+      Field den_inv = inv;
+      den_inv *= prefix_[i];
+      inv *= den_[i];
+      finish(pending_[i], den_inv);
+    }
+    finish(pending_[0], inv);
+    size_ = 0;
+  }
+
+  std::size_t capacity() const { return pending_.size(); }
+
+ private:
+  struct Pending {
+    Field ax, ay, bx, num;  // ay already signed; num = y_b − y_a, or 3x² when doubling
+    Point* dst;
+  };
+
+  static Field signed_y(const Point& p, bool neg) { return neg ? -p.y : p.y; }
+  static Point signed_copy(const Point& p, bool neg) { return neg ? -p : p; }
+
+  static void finish(const Pending& e, const Field& den_inv) {
+    Field lambda = e.num;
+    lambda *= den_inv;
+    Field x3 = lambda.square();
+    x3 -= e.ax;
+    x3 -= e.bx;
+    Field y3 = e.ax;
+    y3 -= x3;
+    y3 *= lambda;
+    y3 -= e.ay;
+    e.dst->x = x3;
+    e.dst->y = y3;
+  }
+
+  std::vector<Pending> pending_;
+  std::vector<Field> prefix_, den_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace prooflab::msm

@@ -1,0 +1,179 @@
+// MSM benchmarks. Every MSM figure also comes as adds_per_point = time / (n × t_add), with
+// t_add the Jacobian mixed addition of the same group timed by a calibration loop inside
+// this process, so the ratio compares like with like on a noisy shared machine (blst's
+// Pippenger is ~16 on G1 at 2^16, shared/REFERENCE.md: 655 ms / 610 ns / 2^16).
+//
+//   BM_msm_g1/<log2 n>            one thread (a pool of 1)
+//   BM_msm_g1_mt/<log2 n>         a pool of every hardware thread
+//   BM_msm_g1_window/<log2 n>/<c> one thread, forced window width (cost-model calibration)
+//   BM_msm_g1_noglv/<log2 n>      one thread, without the GLV split
+//   BM_msm_g2/<log2 n>, BM_msm_g2_mt/<log2 n>
+//   BM_batch_add_g1/<log2 n>      one thread, half the bits set; per selected point
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "core/curve/g1.hpp"
+#include "core/curve/g2.hpp"
+#include "core/msm/msm.hpp"
+#include "core/parallel/thread_pool.hpp"
+
+namespace {
+
+using namespace prooflab;
+using curve::G1Curve;
+using curve::G2Curve;
+using msm::Scalar;
+
+template <class Curve>
+curve::Affine<Curve> generator() {
+  if constexpr (std::is_same_v<Curve, G1Curve>) return curve::g1_generator();
+  else return curve::g2_generator();
+}
+
+// Seconds per Jacobian mixed addition on a dependent chain (the shape of BM_g1_add_mixed):
+// the best of a few short runs, measured once per process.
+template <class Curve>
+double mixed_add_seconds() {
+  static const double seconds = [] {
+    using Jac = curve::Jacobian<Curve>;
+    const auto q = generator<Curve>();
+    Jac acc = Jac::from_affine(q).dbl().dbl();
+    double best = 1e9;
+    for (int rep = 0; rep < 7; ++rep) {
+      constexpr int kIters = 20000;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < kIters; ++i) {
+        acc = acc.add_mixed(q);
+        benchmark::DoNotOptimize(acc);
+      }
+      const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+      best = std::min(best, dt.count() / kIters);
+    }
+    return best;
+  }();
+  return seconds;
+}
+
+// 2^log_n distinct subgroup points, cached per group: a chain P + i·S of mixed additions,
+// converted with one batch inversion (no per-point scalar multiplication).
+template <class Curve>
+std::span<const curve::Affine<Curve>> bases(unsigned log_n) {
+  static std::vector<curve::Affine<Curve>> cache;
+  const std::size_t n = std::size_t{1} << log_n;
+  if (cache.size() < n) {
+    using Jac = curve::Jacobian<Curve>;
+    std::mt19937_64 rng(0xba5e5);
+    const Jac g = Jac::from_affine(generator<Curve>());
+    const auto step = curve::scalar_mul(g, field::Fr::random(rng)).to_affine();
+    Jac p = curve::scalar_mul(g, field::Fr::random(rng));
+    std::vector<Jac> jac(n);
+    for (auto& q : jac) {
+      q = p;
+      p = p.add_mixed(step);
+    }
+    cache.resize(n);
+    curve::batch_to_affine<Curve>(jac, cache);
+  }
+  return std::span<const curve::Affine<Curve>>(cache).first(n);
+}
+
+// Uniform scalars below r from a seeded stream, cached.
+std::span<const Scalar> scalars(unsigned log_n) {
+  static std::vector<Scalar> cache;
+  const std::size_t n = std::size_t{1} << log_n;
+  if (cache.size() < n) {
+    std::mt19937_64 rng(0x5ca1a7);
+    cache.resize(n);
+    for (auto& k : cache) {
+      do {
+        for (auto& limb : k) limb = rng();
+        k[3] &= (std::uint64_t{1} << 63) - 1;  // 255 bits, then reject >= r
+      } while (field::bigint_compare(k, field::FrParams::kModulus) >= 0);
+    }
+  }
+  return std::span<const Scalar>(cache).first(n);
+}
+
+void set_counters(benchmark::State& state, double seconds_total, std::size_t points,
+                  double add_seconds) {
+  const double per_iter = seconds_total / static_cast<double>(state.iterations());
+  state.counters["adds_per_point"] = per_iter / (static_cast<double>(points) * add_seconds);
+  state.counters["ns_per_point"] = 1e9 * per_iter / static_cast<double>(points);
+  state.counters["t_add_ns"] = 1e9 * add_seconds;
+}
+
+template <class Curve>
+void run_msm(benchmark::State& state, unsigned threads, const msm::MsmConfig& cfg) {
+  const unsigned log_n = static_cast<unsigned>(state.range(0));
+  const auto b = bases<Curve>(log_n);
+  const auto k = scalars(log_n);
+  const double t_add = mixed_add_seconds<Curve>();
+  parallel::ThreadPool pool(threads, "msm-bench");
+  double total = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = msm::msm<Curve>(b, k, pool, cfg);
+    benchmark::DoNotOptimize(r);
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  set_counters(state, total, b.size(), t_add);
+  state.counters["threads"] = pool.size();
+}
+
+void BM_msm_g1(benchmark::State& state) { run_msm<G1Curve>(state, 1, {}); }
+void BM_msm_g1_mt(benchmark::State& state) { run_msm<G1Curve>(state, 0, {}); }
+void BM_msm_g1_noglv(benchmark::State& state) {
+  msm::MsmConfig cfg;
+  cfg.use_endomorphism = false;
+  run_msm<G1Curve>(state, 1, cfg);
+}
+void BM_msm_g1_window(benchmark::State& state) {
+  msm::MsmConfig cfg;
+  cfg.window_bits = static_cast<unsigned>(state.range(1));
+  run_msm<G1Curve>(state, 1, cfg);
+}
+void BM_msm_g2(benchmark::State& state) { run_msm<G2Curve>(state, 1, {}); }
+void BM_msm_g2_mt(benchmark::State& state) { run_msm<G2Curve>(state, 0, {}); }
+
+void BM_batch_add_g1(benchmark::State& state) {
+  const unsigned log_n = static_cast<unsigned>(state.range(0));
+  const auto b = bases<G1Curve>(log_n);
+  std::mt19937_64 rng(0xb17);
+  std::vector<std::uint64_t> bitmap((b.size() + 63) / 64);
+  std::size_t selected = 0;
+  for (auto& w : bitmap) {
+    w = rng();
+    selected += static_cast<std::size_t>(std::popcount(w));
+  }
+  const double t_add = mixed_add_seconds<G1Curve>();
+  parallel::ThreadPool pool(1, "msm-bench");
+  double total = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = msm::batch_add<G1Curve>(b, bitmap, pool);
+    benchmark::DoNotOptimize(r);
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  set_counters(state, total, selected, t_add);
+}
+
+}  // namespace
+
+BENCHMARK(BM_msm_g1)->DenseRange(10, 18, 2)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_msm_g1_mt)->DenseRange(10, 22, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_msm_g1_noglv)->DenseRange(12, 18, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_msm_g1_window)
+    ->ArgsProduct({{12, 16, 18}, benchmark::CreateDenseRange(6, 20, 1)})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_msm_g2)->DenseRange(10, 16, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_msm_g2_mt)->DenseRange(10, 18, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_batch_add_g1)->DenseRange(12, 20, 4)->Unit(benchmark::kMillisecond)->UseRealTime();
