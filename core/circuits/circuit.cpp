@@ -30,20 +30,28 @@ std::unique_ptr<Circuit> make_circuit(std::string_view name, std::uint64_t targe
                               accepted + ")");
 }
 
+namespace {
+r1cs::ConstraintSystem reserved(r1cs::Mode mode, const Circuit& circuit) {
+  r1cs::ConstraintSystem cs(mode);
+  cs.reserve(circuit.size(), circuit.size());
+  return cs;
+}
+}  // namespace
+
 r1cs::R1cs synthesize_shape(const Circuit& circuit, r1cs::CompileOptions options) {
-  r1cs::ConstraintSystem cs(r1cs::Mode::kShape);
+  r1cs::ConstraintSystem cs = reserved(r1cs::Mode::kShape, circuit);
   circuit.synthesize(cs);
   return r1cs::compile(std::move(cs), options);
 }
 
 r1cs::Witness synthesize_witness(const Circuit& circuit) {
-  r1cs::ConstraintSystem cs(r1cs::Mode::kWitness);
+  r1cs::ConstraintSystem cs = reserved(r1cs::Mode::kWitness, circuit);
   circuit.synthesize(cs);
   return cs.take_witness();
 }
 
 std::pair<r1cs::R1cs, r1cs::Witness> synthesize_both(const Circuit& circuit) {
-  r1cs::ConstraintSystem cs(r1cs::Mode::kBoth);
+  r1cs::ConstraintSystem cs = reserved(r1cs::Mode::kBoth, circuit);
   circuit.synthesize(cs);
   r1cs::Witness w = cs.take_witness();
   return {r1cs::compile(std::move(cs)), std::move(w)};

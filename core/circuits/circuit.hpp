@@ -34,6 +34,9 @@ class Circuit {
   virtual void synthesize(r1cs::ConstraintSystem& cs) const = 0;
   // One line on the structure chosen for the size ("18 challenges, depth 23, ...").
   virtual std::string describe() const { return name(); }
+  // Constraints + inputs that synthesize() produces: what to reserve (at 2^27 a regrown
+  // aux vector would copy gigabytes).
+  virtual std::uint64_t size() const = 0;
 };
 
 // The names make_circuit accepts.

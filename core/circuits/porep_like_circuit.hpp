@@ -64,6 +64,7 @@ class PorepLikeCircuit final : public Circuit {
   std::string name() const override { return "porep-like"; }
   std::size_t num_public_inputs() const override { return layout_.challenges + 2; }
   void synthesize(r1cs::ConstraintSystem& cs) const override;
+  std::uint64_t size() const override { return target_; }
   std::string describe() const override;
 
   const PorepLikeLayout& layout() const { return layout_; }

@@ -26,6 +26,7 @@ class PoseidonMerkleCircuit final : public Circuit {
   std::string name() const override { return "poseidon-merkle"; }
   std::size_t num_public_inputs() const override;
   void synthesize(r1cs::ConstraintSystem& cs) const override;
+  std::uint64_t size() const override { return target_; }
   std::string describe() const override;
 
   const PoseidonMerkleLayout& layout() const { return layout_; }

@@ -25,6 +25,7 @@ class Sha256ChainCircuit final : public Circuit {
   std::string name() const override { return "sha256"; }
   std::size_t num_public_inputs() const override { return 2; }
   void synthesize(r1cs::ConstraintSystem& cs) const override;
+  std::uint64_t size() const override { return target_; }
   std::string describe() const override;
 
   const Sha256ChainLayout& layout() const { return layout_; }

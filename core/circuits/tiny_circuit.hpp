@@ -14,6 +14,7 @@ class TinyCircuit final : public Circuit {
   std::string name() const override { return "tiny"; }
   std::size_t num_public_inputs() const override { return 1; }
   void synthesize(r1cs::ConstraintSystem& cs) const override;
+  std::uint64_t size() const override { return 5; }
   std::string describe() const override { return "tiny: y = x^3 + x + 5, 3 constraints"; }
 
   const field::Fr& x() const { return x_; }
