@@ -96,30 +96,50 @@ void check_witness_fits(const R1cs& r1cs, const Witness& w, const char* who) {
                                 std::to_string(r1cs.num_aux) + " aux variables");
 }
 
-Evaluations evaluate_all(const R1cs& r1cs, const Witness& w, parallel::ThreadPool& pool,
-                         ChunkHook* hook, std::size_t length, std::size_t chunk_rows) {
+void evaluate_all_into(const R1cs& r1cs, const Witness& w, std::span<Fr> a, std::span<Fr> b,
+                       std::span<Fr> c, parallel::ThreadPool& pool, ChunkHook* hook,
+                       std::size_t chunk_rows) {
   check_witness_fits(r1cs, w, "evaluate_all");
   const std::size_t n = r1cs.num_constraints;
-  if (length == 0) {
-    length = n;
-  } else if (length < n + r1cs.num_inputs) {
+  const std::size_t length = a.size();
+  if (b.size() != length || c.size() != length)
+    throw std::invalid_argument("evaluate_all: the outputs differ in length (" +
+                                std::to_string(a.size()) + ", " + std::to_string(b.size()) + ", " +
+                                std::to_string(c.size()) + ")");
+  if (length != n && length < n + r1cs.num_inputs)
     throw std::invalid_argument("evaluate_all: length " + std::to_string(length) +
-                                " is below num_constraints + num_inputs = " +
+                                " is neither num_constraints = " + std::to_string(n) +
+                                " nor at least num_constraints + num_inputs = " +
                                 std::to_string(n + r1cs.num_inputs));
-  }
-  Evaluations e;
-  e.a.resize(length);
-  e.b.resize(length);
-  e.c.resize(length);
   check_fits(r1cs.a, w, length, "evaluate_all (A)");
   check_fits(r1cs.b, w, length, "evaluate_all (B)");
   check_fits(r1cs.c, w, length, "evaluate_all (C)");
   for_each_chunk(n, chunk_rows, pool, hook, [&](std::size_t begin, std::size_t end) {
-    evaluate_rows(r1cs.a, w, e.a.data(), begin, end);
-    evaluate_rows(r1cs.b, w, e.b.data(), begin, end);
-    evaluate_rows(r1cs.c, w, e.c.data(), begin, end);
+    evaluate_rows(r1cs.a, w, a.data(), begin, end);
+    evaluate_rows(r1cs.b, w, b.data(), begin, end);
+    evaluate_rows(r1cs.c, w, c.data(), begin, end);
   });
-  if (length > n) std::copy(w.input.begin(), w.input.end(), e.a.begin() + n);
+  if (length > n) {
+    std::copy(w.input.begin(), w.input.end(), a.begin() + n);
+    std::fill(a.begin() + n + w.input.size(), a.end(), Fr::zero());
+    std::fill(b.begin() + n, b.end(), Fr::zero());
+    std::fill(c.begin() + n, c.end(), Fr::zero());
+  }
+}
+
+Evaluations evaluate_all(const R1cs& r1cs, const Witness& w, parallel::ThreadPool& pool,
+                         ChunkHook* hook, std::size_t length, std::size_t chunk_rows) {
+  check_witness_fits(r1cs, w, "evaluate_all");
+  if (length == 0) length = r1cs.num_constraints;
+  if (length < r1cs.num_constraints + r1cs.num_inputs && length != r1cs.num_constraints)
+    throw std::invalid_argument("evaluate_all: length " + std::to_string(length) +
+                                " is below num_constraints + num_inputs = " +
+                                std::to_string(r1cs.num_constraints + r1cs.num_inputs));
+  Evaluations e;
+  e.a.resize(length);
+  e.b.resize(length);
+  e.c.resize(length);
+  evaluate_all_into(r1cs, w, e.a, e.b, e.c, pool, hook, chunk_rows);
   return e;
 }
 

@@ -48,6 +48,14 @@ Evaluations evaluate_all(const R1cs& r1cs, const Witness& w, parallel::ThreadPoo
                          ChunkHook* hook = nullptr, std::size_t length = 0,
                          std::size_t chunk_rows = kDefaultChunkRows);
 
+// The same into caller-owned buffers (pinned or pooled host memory, reused across
+// partitions), each of one length: num_constraints, or at least num_constraints +
+// num_inputs for the padded layout described above (the tail is overwritten: input rows in
+// a, zeros elsewhere).
+void evaluate_all_into(const R1cs& r1cs, const Witness& w, std::span<field::Fr> a,
+                       std::span<field::Fr> b, std::span<field::Fr> c, parallel::ThreadPool& pool,
+                       ChunkHook* hook = nullptr, std::size_t chunk_rows = kDefaultChunkRows);
+
 // Throws std::invalid_argument unless w fits r1cs (input and aux counts).
 void check_witness_fits(const R1cs& r1cs, const Witness& w, const char* who);
 

@@ -191,6 +191,15 @@ TEST(Evaluate, PaddedLayoutAppendsTheInputRows) {
   for (std::size_t r = n + s.w.input.size(); r < 128; ++r) EXPECT_TRUE(padded.a[r].is_zero());
   for (std::size_t r = n; r < 128; ++r) EXPECT_TRUE(padded.b[r].is_zero() && padded.c[r].is_zero());
   EXPECT_THROW(evaluate_all(s.r1cs, s.w, pool, nullptr, n + 1), std::invalid_argument);
+
+  // Into reused buffers holding stale values: the same result, the tail overwritten.
+  std::vector<Fr> a(128, Fr::one()), b(128, Fr::one()), c(128, Fr::one());
+  evaluate_all_into(s.r1cs, s.w, a, b, c, pool);
+  EXPECT_EQ(a, padded.a);
+  EXPECT_EQ(b, padded.b);
+  EXPECT_EQ(c, padded.c);
+  std::vector<Fr> short_c(127);
+  EXPECT_THROW(evaluate_all_into(s.r1cs, s.w, a, b, short_c, pool), std::invalid_argument);
 }
 
 TEST(Evaluate, RejectsAWitnessOfTheWrongSize) {
