@@ -7,5 +7,8 @@ namespace prooflab::harness {
 
 void add_demo_command(CLI::App& app);
 void add_devices_command(CLI::App& app);
+void add_setup_command(CLI::App& app);
+void add_prove_command(CLI::App& app);
+void add_verify_command(CLI::App& app);
 
 }  // namespace prooflab::harness

@@ -8,6 +8,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   prooflab::harness::add_demo_command(app);
   prooflab::harness::add_devices_command(app);
+  prooflab::harness::add_setup_command(app);
+  prooflab::harness::add_prove_command(app);
+  prooflab::harness::add_verify_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,207 @@
+#include "core/groth16/prover.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "core/groth16/qap.hpp"
+#include "core/poly/ntt.hpp"
+#include "core/r1cs/evaluate.hpp"
+
+namespace prooflab::groth16 {
+namespace {
+
+using field::Fr;
+
+class Stopwatch {
+ public:
+  explicit Stopwatch(double* out) : out_(out), t0_(std::chrono::steady_clock::now()) {}
+  ~Stopwatch() {
+    if (out_) *out_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  }
+
+ private:
+  double* out_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+double* field_of(StageTimes* t, double StageTimes::*m) { return t ? &(t->*m) : nullptr; }
+
+// Classifies scalars[i] for bases[i] (the query's own indexing).
+template <class Curve>
+void classify(const Fr& value, std::size_t base_index,
+              const std::vector<curve::Affine<Curve>>& bases, QueryPlan<Curve>& plan) {
+  if (value.is_zero()) {
+    ++plan.zeros;
+  } else if (value.is_one()) {
+    plan.ones[base_index / 64] |= std::uint64_t{1} << (base_index % 64);
+    ++plan.num_ones;
+  } else {
+    plan.tail_bases.push_back(bases[base_index]);
+    plan.tail_scalars.push_back(value.to_canonical());
+  }
+}
+
+template <class Curve>
+void init_plan(QueryPlan<Curve>& plan, std::size_t n) {
+  plan.ones.assign((n + 63) / 64, 0);
+}
+
+}  // namespace
+
+SynthesizedPartition synthesize(const circuits::Circuit& circuit, const r1cs::R1cs& cs,
+                                parallel::ThreadPool& pool, r1cs::ChunkHook* hook) {
+  SynthesizedPartition out;
+  out.witness = circuits::synthesize_witness(circuit);
+  r1cs::check_witness_fits(cs, out.witness, "synthesize");
+  // Evaluations over the whole domain: the constraints, the input rows (a = input_i),
+  // then zeros — the layout compute_h transforms in place.
+  auto evals = r1cs::evaluate_all(cs, out.witness, pool, hook, qap_domain_size(cs));
+  out.a = std::move(evals.a);
+  out.b = std::move(evals.b);
+  out.c = std::move(evals.c);
+  return out;
+}
+
+MsmPlan prep_msm(const ProvingKey& pk, const r1cs::R1cs& cs, const r1cs::Witness& w) {
+  MsmPlan plan;
+  const std::size_t ni = cs.num_inputs, na = cs.num_aux;
+  init_plan(plan.l, pk.l.size());
+  init_plan(plan.a, pk.a.size());
+  init_plan(plan.b_g1, pk.b_g1.size());
+  init_plan(plan.b_g2, pk.b_g2.size());
+  for (std::size_t k = 0; k < na; ++k) classify(w.aux[k], k, pk.l, plan.l);
+  std::size_t ia = 0, ib = 0;
+  for (std::size_t k = 0; k < ni + na; ++k) {
+    const Fr& v = k < ni ? w.input[k] : w.aux[k - ni];
+    if (k < ni || cs.a_aux_density.test(k - ni)) classify(v, ia++, pk.a, plan.a);
+    const bool b_dense = k < ni ? cs.b_input_density.test(k)
+                                : cs.b_aux_density.test(k - ni);
+    if (b_dense) {
+      classify(v, ib, pk.b_g1, plan.b_g1);
+      classify(v, ib, pk.b_g2, plan.b_g2);
+      ++ib;
+    }
+  }
+  if (ia != pk.a.size() || ib != pk.b_g1.size() || ib != pk.b_g2.size())
+    throw std::runtime_error("prep_msm: the densities select " + std::to_string(ia) + " A and " +
+                             std::to_string(ib) + " B bases, the key has " +
+                             std::to_string(pk.a.size()) + " and " + std::to_string(pk.b_g1.size()) +
+                             " (key made for another circuit?)");
+  return plan;
+}
+
+std::vector<msm::Scalar> compute_h(std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& c,
+                                   parallel::ThreadPool& pool) {
+  // a, b, c hold the QAP rows (constraints, then input rows) zero-padded to the domain.
+  const poly::EvaluationDomain d = poly::EvaluationDomain::at_least(a.size());
+  if (a.size() != d.size() || b.size() != d.size() || c.size() != d.size())
+    throw std::invalid_argument("compute_h: a, b, c must be padded to the domain size " +
+                                std::to_string(d.size()));
+  for (auto* v : {&a, &b, &c}) {
+    poly::intt(*v, d, pool);
+    poly::coset_ntt(*v, d, pool);
+  }
+  const Fr z_inv = d.vanishing_at(poly::EvaluationDomain::coset_shift()).inverse();
+  pool.parallel_for(d.size(), 4096, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
+  });
+  poly::coset_intt(a, d, pool);
+  std::vector<msm::Scalar> h(d.size() - 1);
+  pool.parallel_for(h.size(), 4096, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) h[i] = a[i].to_canonical();
+  });
+  return h;
+}
+
+template <class Curve>
+curve::Jacobian<Curve> query_sum(const std::vector<curve::Affine<Curve>>& bases,
+                                 const QueryPlan<Curve>& plan, parallel::ThreadPool& pool) {
+  const auto ones = msm::batch_add<Curve>(bases, plan.ones, pool);
+  const auto tail = msm::msm<Curve>(plan.tail_bases, plan.tail_scalars, pool);
+  return ones.add(tail);
+}
+template curve::G1Jacobian query_sum(const std::vector<curve::G1Affine>&,
+                                     const QueryPlan<curve::G1Curve>&, parallel::ThreadPool&);
+template curve::G2Jacobian query_sum(const std::vector<curve::G2Affine>&,
+                                     const QueryPlan<curve::G2Curve>&, parallel::ThreadPool&);
+
+GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const MsmPlan& plan,
+                       parallel::ThreadPool& pool, StageTimes* times) {
+  GpuPhaseSums sums;
+  std::vector<msm::Scalar> h;
+  {
+    Stopwatch sw(field_of(times, &StageTimes::ntt_h_s));
+    h = compute_h(part.a, part.b, part.c, pool);
+  }
+  {
+    Stopwatch sw(field_of(times, &StageTimes::msm_h_s));
+    if (h.size() != pk.h.size())
+      throw std::runtime_error("msm_h: " + std::to_string(h.size()) + " coefficients for " +
+                               std::to_string(pk.h.size()) + " H bases");
+    sums.h = msm::msm<curve::G1Curve>(pk.h, h, pool);
+  }
+  curve::G1Jacobian ones_l, ones_a, ones_b;
+  {
+    Stopwatch sw(field_of(times, &StageTimes::batch_add_s));
+    ones_l = msm::batch_add<curve::G1Curve>(pk.l, plan.l.ones, pool);
+    ones_a = msm::batch_add<curve::G1Curve>(pk.a, plan.a.ones, pool);
+    ones_b = msm::batch_add<curve::G1Curve>(pk.b_g1, plan.b_g1.ones, pool);
+  }
+  {
+    Stopwatch sw(field_of(times, &StageTimes::tail_msm_s));
+    sums.l = ones_l.add(msm::msm<curve::G1Curve>(plan.l.tail_bases, plan.l.tail_scalars, pool));
+    sums.a = ones_a.add(msm::msm<curve::G1Curve>(plan.a.tail_bases, plan.a.tail_scalars, pool));
+    sums.b_g1 =
+        ones_b.add(msm::msm<curve::G1Curve>(plan.b_g1.tail_bases, plan.b_g1.tail_scalars, pool));
+  }
+  return sums;
+}
+
+curve::G2Jacobian b_g2_msm(const ProvingKey& pk, const MsmPlan& plan,
+                           parallel::ThreadPool& groth16_pool) {
+  return query_sum<curve::G2Curve>(pk.b_g2, plan.b_g2, groth16_pool);
+}
+
+Proof epilogue(const ProvingKey& pk, const GpuPhaseSums& sums, const curve::G2Jacobian& b_g2,
+               const Fr& r, const Fr& s) {
+  using curve::G1Jacobian;
+  using curve::G2Jacobian;
+  const auto& vk = pk.vk;
+  const G1Jacobian delta1 = G1Jacobian::from_affine(vk.delta_g1);
+  const G1Jacobian a = sums.a.add_mixed(vk.alpha_g1).add(curve::scalar_mul(delta1, r));
+  const G2Jacobian b = b_g2.add_mixed(vk.beta_g2).add(
+      curve::scalar_mul(G2Jacobian::from_affine(vk.delta_g2), s));
+  const G1Jacobian b1 = sums.b_g1.add_mixed(vk.beta_g1).add(curve::scalar_mul(delta1, s));
+  const G1Jacobian c = curve::scalar_mul(a, s)
+                           .add(curve::scalar_mul(b1, r))
+                           .sub(curve::scalar_mul(delta1, r * s))
+                           .add(sums.h)
+                           .add(sums.l);
+  return {a.to_affine(), b.to_affine(), c.to_affine()};
+}
+
+Proof prove(const ProvingKey& pk, const r1cs::R1cs& cs, const circuits::Circuit& circuit,
+            parallel::ThreadPool& pool, parallel::ThreadPool& groth16_pool, std::mt19937_64& rng,
+            StageTimes* times) {
+  SynthesizedPartition part;
+  {
+    Stopwatch sw(field_of(times, &StageTimes::synthesize_s));
+    part = synthesize(circuit, cs, pool);
+  }
+  MsmPlan plan;
+  {
+    Stopwatch sw(field_of(times, &StageTimes::prep_msm_s));
+    plan = prep_msm(pk, cs, part.witness);
+  }
+  const GpuPhaseSums sums = gpu_phase(pk, part, plan, pool, times);
+  curve::G2Jacobian b;
+  {
+    Stopwatch sw(field_of(times, &StageTimes::b_g2_msm_s));
+    b = b_g2_msm(pk, plan, groth16_pool);
+  }
+  Stopwatch sw(field_of(times, &StageTimes::epilogue_s));
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  return epilogue(pk, sums, b, r, s);
+}
+
+}  // namespace prooflab::groth16

@@ -1,0 +1,89 @@
+// The Groth16 prover as the reference pipeline's stages (DESIGN.md §1), each a function the
+// engine can schedule on its own thread, lock and pool:
+//   synthesize → prep_msm → compute_h → msm_h, batch_add, tail_msm (the "GPU phase")
+//   → b_g2_msm (on the groth16 pool of gpu_threads threads) → epilogue.
+// prove() runs them in order for one partition and reports every stage's duration.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "core/circuits/circuit.hpp"
+#include "core/groth16/keys.hpp"
+#include "core/groth16/proof.hpp"
+#include "core/msm/msm.hpp"
+#include "core/parallel/thread_pool.hpp"
+#include "core/r1cs/evaluate.hpp"
+#include "core/r1cs/r1cs.hpp"
+
+namespace prooflab::groth16 {
+
+struct SynthesizedPartition {
+  r1cs::Witness witness;
+  // A·w, B·w, C·w over the QAP rows (constraints, then input rows), zero-padded to the domain.
+  std::vector<field::Fr> a, b, c;
+};
+
+SynthesizedPartition synthesize(const circuits::Circuit& circuit, const r1cs::R1cs& cs,
+                                parallel::ThreadPool& pool,
+                                r1cs::ChunkHook* hook = nullptr);
+
+// One query's scalars split the way the reference splits them: zeros dropped, ones
+// summed by batch addition (bitmap over the query's bases), the rest ("tail") gathered
+// with their bases for a real MSM.
+template <class Curve>
+struct QueryPlan {
+  std::vector<std::uint64_t> ones;  // bit i set: base i has scalar 1
+  std::vector<curve::Affine<Curve>> tail_bases;
+  std::vector<msm::Scalar> tail_scalars;
+  std::size_t zeros = 0, num_ones = 0;
+};
+
+struct MsmPlan {
+  QueryPlan<curve::G1Curve> l, a, b_g1;
+  QueryPlan<curve::G2Curve> b_g2;
+};
+
+MsmPlan prep_msm(const ProvingKey& pk, const r1cs::R1cs& cs, const r1cs::Witness& w);
+
+// h = (a·b − c)/Z over the coset, as coefficients (m − 1 of them), canonical for the MSM.
+// Consumes a, b, c (they are transformed in place).
+std::vector<msm::Scalar> compute_h(std::vector<field::Fr>& a, std::vector<field::Fr>& b,
+                                   std::vector<field::Fr>& c, parallel::ThreadPool& pool);
+
+template <class Curve>
+curve::Jacobian<Curve> query_sum(const std::vector<curve::Affine<Curve>>& bases,
+                                 const QueryPlan<Curve>& plan, parallel::ThreadPool& pool);
+
+struct GpuPhaseSums {
+  curve::G1Jacobian h, l, a, b_g1;
+};
+
+struct StageTimes {
+  double synthesize_s = 0, prep_msm_s = 0, ntt_h_s = 0, msm_h_s = 0, batch_add_s = 0,
+         tail_msm_s = 0, b_g2_msm_s = 0, epilogue_s = 0;
+  double total_s() const {
+    return synthesize_s + prep_msm_s + ntt_h_s + msm_h_s + batch_add_s + tail_msm_s +
+           b_g2_msm_s + epilogue_s;
+  }
+};
+
+// The GPU phase on the CPU backend: H, batch additions and tail MSMs for L, A, B_G1.
+GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const MsmPlan& plan,
+                       parallel::ThreadPool& pool, StageTimes* times = nullptr);
+
+// b_g2_msm: the G2 query (batch addition + tail MSM) on the groth16 pool.
+curve::G2Jacobian b_g2_msm(const ProvingKey& pk, const MsmPlan& plan,
+                           parallel::ThreadPool& groth16_pool);
+
+// A = α + Σa + rδ₁, B = β₂ + Σb + sδ₂, C = sA + rB₁ − rsδ₁ + H + L.
+Proof epilogue(const ProvingKey& pk, const GpuPhaseSums& sums, const curve::G2Jacobian& b_g2,
+               const field::Fr& r, const field::Fr& s);
+
+// All stages for one partition; r and s drawn from rng.
+Proof prove(const ProvingKey& pk, const r1cs::R1cs& cs, const circuits::Circuit& circuit,
+            parallel::ThreadPool& pool, parallel::ThreadPool& groth16_pool, std::mt19937_64& rng,
+            StageTimes* times = nullptr);
+
+}  // namespace prooflab::groth16

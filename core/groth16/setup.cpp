@@ -1,0 +1,127 @@
+#include "core/groth16/setup.hpp"
+
+#include <chrono>
+#include <random>
+#include <stdexcept>
+
+#include "core/curve/fixed_base.hpp"
+#include "core/groth16/qap.hpp"
+#include "core/poly/domain.hpp"
+
+namespace prooflab::groth16 {
+namespace {
+
+using field::Fr;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class Curve>
+std::vector<curve::Affine<Curve>> fixed_base_points(const curve::FixedBaseTable<Curve>& table,
+                                                    const std::vector<Fr>& scalars,
+                                                    parallel::ThreadPool& pool) {
+  std::vector<curve::Affine<Curve>> out(scalars.size());
+  table.mul_batch(scalars, out, pool);
+  return out;
+}
+
+}  // namespace
+
+ToxicWaste ToxicWaste::generate(std::optional<std::uint64_t> seed) {
+  std::random_device os_rng;
+  std::mt19937_64 seeded(seed.value_or(0));
+  auto draw = [&] {
+    for (;;) {
+      const Fr x = seed ? Fr::random(seeded) : Fr::random(os_rng);
+      if (!x.is_zero()) return x;
+    }
+  };
+  ToxicWaste tw;
+  tw.alpha = draw();
+  tw.beta = draw();
+  tw.gamma = draw();
+  tw.delta = draw();
+  tw.tau = draw();
+  return tw;
+}
+
+std::uint64_t shape_hash(const r1cs::R1cs& cs) {
+  std::uint64_t h = 0;
+  auto mix = [&](const auto& vec) {
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(vec.data());
+    h = h * 0x9e3779b97f4a7c15ULL + checksum64(bytes, vec.size() * sizeof(vec[0]));
+  };
+  for (const auto* m : {&cs.a, &cs.b, &cs.c}) {
+    mix(m->row_ptr);
+    mix(m->cols);
+    mix(m->coeff_ids);
+    for (const auto& coeff : m->coeffs) mix(coeff.mont);
+  }
+  for (const auto* d : {&cs.a_aux_density, &cs.b_input_density, &cs.b_aux_density})
+    mix(d->words());
+  return h;
+}
+
+CircuitShape circuit_shape(const r1cs::R1cs& cs) {
+  return {cs.num_inputs, cs.num_aux, cs.num_constraints, qap_domain_size(cs), shape_hash(cs)};
+}
+
+ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
+                               parallel::ThreadPool& pool, SetupStats* stats) {
+  auto t0 = std::chrono::steady_clock::now();
+  const poly::EvaluationDomain domain(qap_log_domain_size(cs));
+  const QapAtTau qap = evaluate_qap_at(cs, domain, tw.tau, pool);
+  const Fr gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
+  const std::size_t ni = cs.num_inputs, na = cs.num_aux;
+
+  // Scalars of every query, then one fixed-base pass per group.
+  std::vector<Fr> ic(ni), l(na), h(domain.size() - 1), a, b;
+  for (std::size_t k = 0; k < ni + na; ++k) {
+    const Fr v = tw.beta * qap.a[k] + tw.alpha * qap.b[k] + qap.c[k];
+    if (k < ni) ic[k] = v * gamma_inv;
+    else l[k - ni] = v * delta_inv;
+  }
+  Fr t = qap.z_at_tau * delta_inv;  // τ^i·Z(τ)/δ
+  for (auto& x : h) {
+    x = t;
+    t *= tw.tau;
+  }
+  for (std::size_t k = 0; k < ni + na; ++k) {
+    if (k < ni || cs.a_aux_density.test(k - ni)) a.push_back(qap.a[k]);
+    const bool b_dense = k < ni ? cs.b_input_density.test(k)
+                                : cs.b_aux_density.test(k - ni);
+    if (b_dense) b.push_back(qap.b[k]);
+  }
+  if (stats) stats->qap_seconds = seconds_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  const curve::FixedBaseTable<curve::G1Curve> g1(curve::g1_generator());
+  ProvingKey pk;
+  pk.vk.alpha_g1 = g1.mul(tw.alpha).to_affine();
+  pk.vk.beta_g1 = g1.mul(tw.beta).to_affine();
+  pk.vk.delta_g1 = g1.mul(tw.delta).to_affine();
+  pk.vk.ic = fixed_base_points(g1, ic, pool);
+  pk.h = fixed_base_points(g1, h, pool);
+  pk.l = fixed_base_points(g1, l, pool);
+  pk.a = fixed_base_points(g1, a, pool);
+  pk.b_g1 = fixed_base_points(g1, b, pool);
+  if (stats) {
+    stats->g1_seconds = seconds_since(t0);
+    stats->g1_points = 3 + ic.size() + h.size() + l.size() + a.size() + b.size();
+  }
+
+  t0 = std::chrono::steady_clock::now();
+  const curve::FixedBaseTable<curve::G2Curve> g2(curve::g2_generator());
+  pk.vk.beta_g2 = g2.mul(tw.beta).to_affine();
+  pk.vk.gamma_g2 = g2.mul(tw.gamma).to_affine();
+  pk.vk.delta_g2 = g2.mul(tw.delta).to_affine();
+  pk.b_g2 = fixed_base_points(g2, b, pool);
+  if (stats) {
+    stats->g2_seconds = seconds_since(t0);
+    stats->g2_points = 3 + b.size();
+  }
+  return pk;
+}
+
+}  // namespace prooflab::groth16

@@ -1,0 +1,59 @@
+#include "harness/param_cache.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/groth16/setup.hpp"
+
+namespace prooflab::harness {
+
+namespace fs = std::filesystem;
+
+fs::path default_param_dir() {
+  if (const char* d = std::getenv("PROOFLAB_PARAM_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "prooflab/params";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache/prooflab/params";
+  return fs::temp_directory_path() / "prooflab-params";
+}
+
+fs::path param_file_path(const fs::path& dir, const std::string& circuit, std::uint64_t constraints,
+                         const groth16::CircuitShape& shape) {
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(shape.shape_hash));
+  return dir / (circuit + "-" + std::to_string(constraints) + "-" + hash + ".params");
+}
+
+LoadedParams load_or_generate_params(const fs::path& dir, const std::string& circuit,
+                                     std::uint64_t constraints, const r1cs::R1cs& cs,
+                                     parallel::ThreadPool& pool, bool generate_if_missing,
+                                     std::optional<std::uint64_t> setup_seed) {
+  const auto shape = groth16::circuit_shape(cs);
+  LoadedParams out;
+  out.path = param_file_path(dir, circuit, constraints, shape);
+  if (fs::exists(out.path)) {
+    out.pk = groth16::read_param_file(out.path, pool, &shape);
+    return out;
+  }
+  if (!generate_if_missing)
+    throw groth16::ParamFileError("no parameter file " + out.path.string() +
+                                  " for this circuit shape; run `prooflab setup` first");
+  std::printf("setup: generating parameters for %s (%llu constraints, domain %llu) ...\n",
+              circuit.c_str(), static_cast<unsigned long long>(shape.num_constraints),
+              static_cast<unsigned long long>(shape.domain_size));
+  std::fflush(stdout);
+  groth16::SetupStats stats;
+  out.pk = groth16::generate_parameters(cs, groth16::ToxicWaste::generate(setup_seed), pool, &stats);
+  fs::create_directories(dir);
+  groth16::write_param_file(out.path, shape, out.pk);
+  out.generated = true;
+  std::printf("setup: %llu G1 + %llu G2 points in %.2f s (%.0f points/s on %u threads; QAP %.2f s)\n"
+              "setup: wrote %s (%.1f MiB)\n",
+              static_cast<unsigned long long>(stats.g1_points),
+              static_cast<unsigned long long>(stats.g2_points), stats.g1_seconds + stats.g2_seconds,
+              stats.points_per_second(), pool.size(), stats.qap_seconds, out.path.c_str(),
+              static_cast<double>(fs::file_size(out.path)) / (1 << 20));
+  return out;
+}
+
+}  // namespace prooflab::harness
