@@ -42,11 +42,10 @@ Boolean and_vars(ConstraintSystem& cs, const Boolean& a, const Boolean& b, Annot
 
 Boolean Boolean::alloc(ConstraintSystem& cs, bool value, Annotation annotation) {
   const Variable x = cs.alloc_aux_bit(value);
-  cs.enforce_with(annotation,
-                  [&](LinearCombination& a, LinearCombination& b, LinearCombination&) {
-                    a.add(Variable::one()).sub(x);
-                    b.add(x);
-                  });
+  cs.enforce_with(annotation, [&](LinearCombination& a, LinearCombination& b, LinearCombination&) {
+    a.add(Variable::one()).sub(x);
+    b.add(x);
+  });
   return from_bit_variable(x, value);
 }
 
@@ -90,8 +89,7 @@ Boolean sha256_ch(ConstraintSystem& cs, const Boolean& a, const Boolean& b, cons
 
 Boolean sha256_maj(ConstraintSystem& cs, const Boolean& a, const Boolean& b, const Boolean& c,
                    Annotation ann) {
-  const bool v = (a.value() && b.value()) != (a.value() && c.value()) !=
-                 (b.value() && c.value());
+  const bool v = (a.value() && b.value()) != (a.value() && c.value()) != (b.value() && c.value());
   if (a.is_constant() && b.is_constant() && c.is_constant()) return Boolean::constant(v);
   if (a.is_constant() && !a.value()) return bit_and(cs, b, c, ann);
   if (b.is_constant() && !b.value()) return bit_and(cs, a, c, ann);

@@ -39,9 +39,12 @@ class Boolean {
   // NOT, free.
   Boolean operator!() const {
     switch (kind_) {
-      case Kind::kConstant: return constant(!value_);
-      case Kind::kIs: return Boolean(Kind::kNot, var_, !value_);
-      case Kind::kNot: break;
+      case Kind::kConstant:
+        return constant(!value_);
+      case Kind::kIs:
+        return Boolean(Kind::kNot, var_, !value_);
+      case Kind::kNot:
+        break;
     }
     return Boolean(Kind::kIs, var_, !value_);
   }
@@ -52,7 +55,9 @@ class Boolean {
       case Kind::kConstant:
         if (value_) lc.add(coeff, Variable::one());
         return;
-      case Kind::kIs: lc.add(coeff, var_); return;
+      case Kind::kIs:
+        lc.add(coeff, var_);
+        return;
       case Kind::kNot:
         lc.add(coeff, Variable::one());
         lc.add(-coeff, var_);
@@ -84,7 +89,6 @@ Boolean sha256_ch(ConstraintSystem& cs, const Boolean& a, const Boolean& b, cons
 Boolean sha256_maj(ConstraintSystem& cs, const Boolean& a, const Boolean& b, const Boolean& c,
                    Annotation annotation);
 // a = b, one constraint (none, and std::invalid_argument when unequal, for two constants).
-void enforce_equal(ConstraintSystem& cs, const Boolean& a, const Boolean& b,
-                   Annotation annotation);
+void enforce_equal(ConstraintSystem& cs, const Boolean& a, const Boolean& b, Annotation annotation);
 
 }  // namespace prooflab::circuits

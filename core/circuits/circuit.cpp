@@ -19,15 +19,17 @@ std::span<const std::string_view> circuit_names() { return kNames; }
 
 std::unique_ptr<Circuit> make_circuit(std::string_view name, std::uint64_t target_constraints,
                                       std::uint64_t partition_seed) {
-  if (name == "porep-like") return std::make_unique<PorepLikeCircuit>(target_constraints, partition_seed);
+  if (name == "porep-like")
+    return std::make_unique<PorepLikeCircuit>(target_constraints, partition_seed);
   if (name == "tiny") return std::make_unique<TinyCircuit>(partition_seed);
-  if (name == "sha256") return std::make_unique<Sha256ChainCircuit>(target_constraints, partition_seed);
+  if (name == "sha256")
+    return std::make_unique<Sha256ChainCircuit>(target_constraints, partition_seed);
   if (name == "poseidon-merkle")
     return std::make_unique<PoseidonMerkleCircuit>(target_constraints, partition_seed);
   std::string accepted;
   for (const auto n : kNames) accepted += (accepted.empty() ? "" : ", ") + std::string(n);
-  throw std::invalid_argument("unknown circuit '" + std::string(name) + "' (accepted: " +
-                              accepted + ")");
+  throw std::invalid_argument("unknown circuit '" + std::string(name) + "' (accepted: " + accepted +
+                              ")");
 }
 
 namespace {

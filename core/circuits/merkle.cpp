@@ -68,7 +68,8 @@ SparseMerklePaths sparse_merkle_paths(std::span<const std::uint64_t> positions,
     // Unknown siblings get fresh pseudo-random values; the map's order fixes the draw order.
     std::map<std::uint64_t, Fr> siblings;
     for (const auto& [pos, value] : level_nodes)
-      if (!level_nodes.count(pos ^ 1) && !siblings.count(pos ^ 1)) siblings.emplace(pos ^ 1, fill.next_fr());
+      if (!level_nodes.count(pos ^ 1) && !siblings.count(pos ^ 1))
+        siblings.emplace(pos ^ 1, fill.next_fr());
     for (std::size_t i = 0; i < positions.size(); ++i) {
       const std::uint64_t sib = (positions[i] >> level) ^ 1;
       auto it = level_nodes.find(sib);

@@ -32,8 +32,7 @@ struct SparseMerklePaths {
   std::vector<std::vector<Fr>> siblings;  // [leaf][level]
 };
 SparseMerklePaths sparse_merkle_paths(std::span<const std::uint64_t> positions,
-                                      std::span<const Fr> leaves, unsigned depth,
-                                      WitnessRng& fill);
+                                      std::span<const Fr> leaves, unsigned depth, WitnessRng& fill);
 
 // Distinct pseudo-random positions below 2^depth (count <= 2^depth).
 std::vector<std::uint64_t> distinct_positions(std::size_t count, unsigned depth, WitnessRng& rng);

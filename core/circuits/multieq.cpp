@@ -18,8 +18,7 @@ const Fr& MultiEq::power_of_two(std::size_t k) {
 
 void MultiEq::flush() {
   if (bits_used_ == 0) return;
-  cs_.enforce(lhs_, LinearCombination(r1cs::Variable::one()), rhs_,
-              Annotation("multieq {}", ops_));
+  cs_.enforce(lhs_, LinearCombination(r1cs::Variable::one()), rhs_, Annotation("multieq {}", ops_));
   lhs_.clear();
   rhs_.clear();
   bits_used_ = 0;

@@ -28,7 +28,7 @@ class MultiEq {
   MultiEq(const MultiEq&) = delete;
   MultiEq& operator=(const MultiEq&) = delete;
   // Emits the pending constraint (not while an exception unwinds: the system is abandoned).
-  ~MultiEq() {
+  ~MultiEq() noexcept(false) {
     if (std::uncaught_exceptions() == 0) flush();
   }
 

@@ -32,11 +32,12 @@ Num pack_bits(ConstraintSystem& cs, std::span<const Boolean> bits_le, Annotation
 void enforce_packs_to(ConstraintSystem& cs, std::span<const Boolean> bits_le, Variable target,
                       Annotation annotation) {
   assert(bits_le.size() <= kPackBits);
-  cs.enforce_with(annotation, [&](LinearCombination& a, LinearCombination& b, LinearCombination& c) {
-    add_bits(a, bits_le);
-    b.add(Variable::one());
-    c.add(target);
-  });
+  cs.enforce_with(annotation,
+                  [&](LinearCombination& a, LinearCombination& b, LinearCombination& c) {
+                    add_bits(a, bits_le);
+                    b.add(Variable::one());
+                    c.add(target);
+                  });
 }
 
 std::vector<Variable> pack_into_inputs(ConstraintSystem& cs, std::span<const Boolean> bits_le,
@@ -67,7 +68,8 @@ std::vector<Boolean> alloc_bits_le(ConstraintSystem& cs, std::uint64_t value, st
   assert(n <= 64);
   std::vector<Boolean> bits;
   bits.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) bits.push_back(Boolean::alloc(cs, (value >> i) & 1, annotation));
+  for (std::size_t i = 0; i < n; ++i)
+    bits.push_back(Boolean::alloc(cs, (value >> i) & 1, annotation));
   return bits;
 }
 

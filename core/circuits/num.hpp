@@ -17,7 +17,9 @@ class Num {
  public:
   Num() = default;
   // A fresh aux variable (no constraint).
-  static Num alloc(ConstraintSystem& cs, const Fr& value) { return of(cs, cs.alloc_aux(value), value); }
+  static Num alloc(ConstraintSystem& cs, const Fr& value) {
+    return of(cs, cs.alloc_aux(value), value);
+  }
   static Num of(const ConstraintSystem& cs, Variable v, const Fr& value) {
     Num n;
     n.value_ = value;

@@ -48,7 +48,8 @@ Num column_leaf(ConstraintSystem& cs, const Num& label, unsigned columns, Witnes
   if (columns == 0) return label;
   Scope scope(cs, "column");
   Num digest = Num::alloc(cs, rng.next_fr());
-  for (unsigned j = 1; j < columns; ++j) digest = poseidon_hash2(cs, digest, Num::alloc(cs, rng.next_fr()));
+  for (unsigned j = 1; j < columns; ++j)
+    digest = poseidon_hash2(cs, digest, Num::alloc(cs, rng.next_fr()));
   return poseidon_hash2(cs, label, digest);
 }
 
@@ -79,9 +80,9 @@ PorepLikeLayout compute_layout(std::uint64_t t) {
   const auto challenges = static_cast<unsigned>(std::clamp<std::uint64_t>(
       t / PorepLikeCircuit::kConstraintsPerChallenge, 1, PorepLikeCircuit::kMaxChallenges));
   const unsigned min_depth = static_cast<unsigned>(std::bit_width(challenges - 1u)) + 1;
-  const auto budget_depth = static_cast<unsigned>(std::min<double>(
-      kMaxDepth, PorepLikeCircuit::kMerkleShare * static_cast<double>(t) /
-                     (challenges * kMerkleLevelEstimate)));
+  const auto budget_depth = static_cast<unsigned>(
+      std::min<double>(kMaxDepth, PorepLikeCircuit::kMerkleShare * static_cast<double>(t) /
+                                      (challenges * kMerkleLevelEstimate)));
   unsigned depth = std::clamp(budget_depth, min_depth, kMaxDepth);
 
   // One column element costs one Poseidon hash whatever the rest of the layout.
@@ -113,11 +114,14 @@ PorepLikeLayout compute_layout(std::uint64_t t) {
     unsigned lo = 0, hi = 64;  // the most rounds whose block fits in `rest` (0: none)
     while (lo < hi) {
       const unsigned mid = (lo + hi + 1) / 2;
-      if (increment([&](PorepLikeLayout& p) { p.tail_rounds = mid; }) <= rest) lo = mid;
-      else hi = mid - 1;
+      if (increment([&](PorepLikeLayout& p) { p.tail_rounds = mid; }) <= rest)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     l.tail_rounds = lo;
-    const std::uint64_t tail_cost = lo > 0 ? increment([&](PorepLikeLayout& p) { p.tail_rounds = lo; }) : 0;
+    const std::uint64_t tail_cost =
+        lo > 0 ? increment([&](PorepLikeLayout& p) { p.tail_rounds = lo; }) : 0;
     rest -= tail_cost;
     const std::uint64_t per_column = increment([](PorepLikeLayout& p) { p.columns[0] = 1; });
     const std::uint64_t extra_columns = rest / per_column;
@@ -134,8 +138,10 @@ PorepLikeLayout compute_layout(std::uint64_t t) {
     unsigned lo = 0, hi = 63;
     while (lo < hi) {
       const unsigned mid = (lo + hi + 1) / 2;
-      if (measure(uniform(challenges, depth, mid)) <= t) lo = mid;
-      else hi = mid - 1;
+      if (measure(uniform(challenges, depth, mid)) <= t)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     if (lo > 0) {
       l = uniform(challenges, depth, lo);
@@ -174,7 +180,8 @@ void PorepLikeCircuit::build(ConstraintSystem& cs, const PorepLikeLayout& layout
   const Variable replica_input = cs.alloc_input(replica_id);
   const std::vector<std::uint64_t> positions = distinct_positions(c, depth, position_rng);
   std::vector<Variable> challenge_inputs;
-  for (unsigned i = 0; i < c; ++i) challenge_inputs.push_back(cs.alloc_input(Fr::from_u64(positions[i])));
+  for (unsigned i = 0; i < c; ++i)
+    challenge_inputs.push_back(cs.alloc_input(Fr::from_u64(positions[i])));
 
   std::vector<Boolean> replica_bits;
   {
@@ -190,9 +197,9 @@ void PorepLikeCircuit::build(ConstraintSystem& cs, const PorepLikeLayout& layout
     Scope scope(cs, "challenge", i);
     node_bits[i] = alloc_bits_le(cs, positions[i], depth, "node bit");
     enforce_packs_to(cs, node_bits[i], challenge_inputs[i], "challenge packing");
-    const Num label = labelling(cs, layout.sha_rounds, layout.sha_blocks[i],
-                                i + 1 == c ? layout.tail_rounds : 0, replica_bits, node_bits[i],
-                                parent_rng);
+    const Num label =
+        labelling(cs, layout.sha_rounds, layout.sha_blocks[i], i + 1 == c ? layout.tail_rounds : 0,
+                  replica_bits, node_bits[i], parent_rng);
     leaves[i] = column_leaf(cs, label, layout.columns[i], column_rng);
     leaf_values[i] = leaves[i].value();
   }

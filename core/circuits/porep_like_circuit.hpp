@@ -22,10 +22,10 @@
 // last block of as many rounds as still fit (on the last challenge), then column elements
 // (237 constraints each) for what is left (less than one round). So SHA-256 is ~97 % of the
 // constraints and Poseidon ~2-3 %, as in the real partition (SHA-256 labelling and comm_d
-// paths dominate; Poseidon column hashes and comm_c/comm_r_last paths are a few %). Below about 2^15, where one full block
-// does not fit, the block runs the most rounds that fit (reduced-round SHA-256: the same
-// gadget, fewer rounds) and columns fill the rest; padding is then below one column plus one
-// round (at most ~18 % at 2^10, under 1 % from 2^14).
+// paths dominate; Poseidon column hashes and comm_c/comm_r_last paths are a few %). Below about
+// 2^15, where one full block does not fit, the block runs the most rounds that fit (reduced-round
+// SHA-256: the same gadget, fewer rounds) and columns fill the rest; padding is then below one
+// column plus one round (at most ~18 % at 2^10, under 1 % from 2^14).
 #pragma once
 
 #include <cstdint>

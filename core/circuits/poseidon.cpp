@@ -62,8 +62,8 @@ std::array<Num, 3> poseidon_permutation(ConstraintSystem& cs, std::array<Num, 3>
 }
 
 Num poseidon_hash2(ConstraintSystem& cs, const Num& left, const Num& right) {
-  std::array<Num, 3> state = {Num::constant(cs, Fr::from_u64(PoseidonParams::kDomainTag2to1)),
-                              left, right};
+  std::array<Num, 3> state = {Num::constant(cs, Fr::from_u64(PoseidonParams::kDomainTag2to1)), left,
+                              right};
   return poseidon_permutation(cs, state)[1];
 }
 

@@ -63,13 +63,15 @@ PoseidonMerkleLayout PoseidonMerkleCircuit::layout_for(std::uint64_t target) {
     const std::uint64_t c1 = count({l.depth, 1}), c2 = count({l.depth, 2});
     const std::uint64_t per_path = c2 - c1;
     const std::uint64_t base = c1 - per_path - 2 * packed_inputs(l.depth);
-    const auto cost = [&](std::uint64_t p) { return base + p * per_path + 2 * packed_inputs(p * l.depth); };
+    const auto cost = [&](std::uint64_t p) {
+      return base + p * per_path + 2 * packed_inputs(p * l.depth);
+    };
     std::uint64_t p = t > base ? (t - base) / per_path : 0;
     while (p > 0 && cost(p) > t) --p;
     if (p == 0)
       throw std::invalid_argument("poseidon-merkle: target_constraints " + std::to_string(t) +
-                                  " is below one path of depth " + std::to_string(l.depth) +
-                                  " (" + std::to_string(cost(1)) + ")");
+                                  " is below one path of depth " + std::to_string(l.depth) + " (" +
+                                  std::to_string(cost(1)) + ")");
     l.paths = p;
     return l;
   });

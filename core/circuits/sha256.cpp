@@ -63,8 +63,7 @@ std::array<UInt32, 8> sha256_compression(ConstraintSystem& cs, std::span<const B
   assert(rounds >= 1 && rounds <= 64);
   Scope scope(cs, "sha256");
   std::array<UInt32, 64> w;
-  for (unsigned i = 0; i < 16; ++i)
-    w[i] = UInt32::from_bits_be(block.subspan(32 * i).first<32>());
+  for (unsigned i = 0; i < 16; ++i) w[i] = UInt32::from_bits_be(block.subspan(32 * i).first<32>());
 
   MultiEq eq(cs);
   for (unsigned i = 16; i < rounds; ++i) {

@@ -24,7 +24,8 @@ WitnessRng block_rng(std::uint64_t seed, std::uint64_t b) { return WitnessRng(se
 
 }  // namespace
 
-std::array<std::uint8_t, 64> Sha256ChainCircuit::message_block(std::uint64_t seed, std::uint64_t b) {
+std::array<std::uint8_t, 64> Sha256ChainCircuit::message_block(std::uint64_t seed,
+                                                               std::uint64_t b) {
   WitnessRng rng = block_rng(seed, b);
   std::array<std::uint8_t, 64> out{};
   for (unsigned i = 0; i < 512; ++i)

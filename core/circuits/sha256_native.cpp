@@ -58,7 +58,8 @@ std::array<std::uint8_t, 32> sha256(std::span<const std::uint8_t> message) {
     sha256_compress(state, std::span<const std::uint8_t, 64>(padded.data() + off, 64));
   std::array<std::uint8_t, 32> out;
   for (unsigned i = 0; i < 8; ++i)
-    for (unsigned j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(state[i] >> (24 - 8 * j));
+    for (unsigned j = 0; j < 4; ++j)
+      out[4 * i + j] = static_cast<std::uint8_t>(state[i] >> (24 - 8 * j));
   return out;
 }
 

@@ -78,8 +78,8 @@ UInt32 UInt32::sha256_ch(ConstraintSystem& cs, const UInt32& a, const UInt32& b,
   return r;
 }
 
-UInt32 UInt32::sha256_maj(ConstraintSystem& cs, const UInt32& a, const UInt32& b,
-                          const UInt32& c, Annotation annotation) {
+UInt32 UInt32::sha256_maj(ConstraintSystem& cs, const UInt32& a, const UInt32& b, const UInt32& c,
+                          Annotation annotation) {
   UInt32 r;
   for (unsigned i = 0; i < 32; ++i)
     r.bits_[i] = circuits::sha256_maj(cs, a.bits_[i], b.bits_[i], c.bits_[i], annotation);

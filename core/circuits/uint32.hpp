@@ -32,10 +32,10 @@ class UInt32 {
   UInt32 shr(unsigned by) const;
   UInt32 xor_with(ConstraintSystem& cs, const UInt32& other, Annotation annotation) const;
   // Bitwise SHA-256 functions (one constraint per bit for ch, two for maj, fewer on constants).
-  static UInt32 sha256_ch(ConstraintSystem& cs, const UInt32& a, const UInt32& b,
-                          const UInt32& c, Annotation annotation);
-  static UInt32 sha256_maj(ConstraintSystem& cs, const UInt32& a, const UInt32& b,
-                           const UInt32& c, Annotation annotation);
+  static UInt32 sha256_ch(ConstraintSystem& cs, const UInt32& a, const UInt32& b, const UInt32& c,
+                          Annotation annotation);
+  static UInt32 sha256_maj(ConstraintSystem& cs, const UInt32& a, const UInt32& b, const UInt32& c,
+                           Annotation annotation);
   // Σ operands mod 2^32, 2 to 10 operands. Allocates ceil(log2(n·(2^32-1))) result bits
   // (booleanity each) and one MultiEq equality; free when every operand is a constant.
   static UInt32 addmany(MultiEq& eq, std::span<const UInt32> operands, Annotation annotation);

@@ -10,9 +10,9 @@ namespace {
 
 void require_shape(const ConstraintSystem& cs) {
   if (!cs.records_shape())
-    throw std::invalid_argument(
-        std::string("compile: the constraint system is in mode '") + mode_name(cs.mode()) +
-        "', which records no constraints (use 'shape' or 'both')");
+    throw std::invalid_argument(std::string("compile: the constraint system is in mode '") +
+                                mode_name(cs.mode()) +
+                                "', which records no constraints (use 'shape' or 'both')");
 }
 
 // Turns packed variables into columns of [inputs..., aux...] in place.

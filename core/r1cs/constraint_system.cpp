@@ -6,11 +6,18 @@ namespace prooflab::r1cs {
 
 const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::kShape: return "shape";
-    case Mode::kWitness: return "witness";
-    case Mode::kBoth: return "both";
+    case Mode::kShape:
+      return "shape";
+    case Mode::kWitness:
+      return "witness";
+    case Mode::kBoth:
+      return "both";
   }
   return "?";
+}
+
+void ConstraintSystem::too_many(const char* what) {
+  throw std::length_error(std::string("constraint system: more than 2^31 ") + what);
 }
 
 ConstraintSystem::ConstraintSystem(Mode mode) : mode_(mode) {
@@ -109,8 +116,8 @@ void ConstraintSystem::record_row(MatrixBuilder& m, const LinearCombination& lc)
     std::size_t j = i + 1;
     for (; j < s.size() && s[j].first == var; ++j) sum += s[j].second;
     if (!sum.is_zero()) {
-      assert((var & kMaxVariableIndex) <
-             ((var & kPackedAuxBit) ? num_aux_ : num_inputs_) && "variable not allocated");
+      assert((var & kMaxVariableIndex) < ((var & kPackedAuxBit) ? num_aux_ : num_inputs_) &&
+             "variable not allocated");
       m.vars.push_back(var);
       m.coeff_ids.push_back(coefficients_.intern(sum));
     }

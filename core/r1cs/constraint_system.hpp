@@ -76,8 +76,8 @@ class ConstraintSystem {
 
   // Records a·b = c. In kWitness mode only counts it: prefer enforce_with on hot paths so
   // that the linear combinations are not even built there.
-  void enforce(const LinearCombination& a, const LinearCombination& b,
-               const LinearCombination& c, Annotation annotation) {
+  void enforce(const LinearCombination& a, const LinearCombination& b, const LinearCombination& c,
+               Annotation annotation) {
     ++num_constraints_;
     if (records_shape()) record(a, b, c, annotation);
   }
@@ -124,10 +124,11 @@ class ConstraintSystem {
 
   static void check_index(std::size_t i, const char* what) {
     if (i > kMaxVariableIndex) [[unlikely]]
-      throw std::length_error(std::string("constraint system: more than 2^31 ") + what);
+      too_many(what);
   }
-  void record(const LinearCombination& a, const LinearCombination& b,
-              const LinearCombination& c, Annotation annotation);
+  [[noreturn, gnu::cold, gnu::noinline]] static void too_many(const char* what);
+  void record(const LinearCombination& a, const LinearCombination& b, const LinearCombination& c,
+              Annotation annotation);
   void record_row(MatrixBuilder& m, const LinearCombination& lc);
   std::uint32_t site_of(const char* label);
 

@@ -28,8 +28,10 @@ inline Fr dot_row(const CsrMatrix& m, const Fr* input, std::size_t num_inputs, c
     } else if (id == kCoeffMinusOne) {
       acc -= v;
     } else if (!v.is_zero()) {
-      if (v.is_one()) acc += coeffs[id];
-      else acc += coeffs[id] * v;
+      if (v.is_one())
+        acc += coeffs[id];
+      else
+        acc += coeffs[id] * v;
     }
   }
   return acc;
@@ -37,11 +39,10 @@ inline Fr dot_row(const CsrMatrix& m, const Fr* input, std::size_t num_inputs, c
 
 void check_fits(const CsrMatrix& m, const Witness& w, std::size_t out_size, const char* who) {
   if (w.size() != m.num_cols)
-    throw std::invalid_argument(std::string(who) + ": the witness has " +
-                                std::to_string(w.input.size()) + " inputs + " +
-                                std::to_string(w.aux.size()) + " aux = " +
-                                std::to_string(w.size()) + " values, the matrix has " +
-                                std::to_string(m.num_cols) + " columns");
+    throw std::invalid_argument(
+        std::string(who) + ": the witness has " + std::to_string(w.input.size()) + " inputs + " +
+        std::to_string(w.aux.size()) + " aux = " + std::to_string(w.size()) +
+        " values, the matrix has " + std::to_string(m.num_cols) + " columns");
   if (out_size < m.num_rows)
     throw std::invalid_argument(std::string(who) + ": the output holds " +
                                 std::to_string(out_size) + " elements, the matrix has " +
@@ -78,13 +79,12 @@ Fr evaluate_row(const CsrMatrix& m, const Witness& w, std::size_t row) {
   return dot_row(m, w.input.data(), w.input.size(), w.aux.data(), row);
 }
 
-void evaluate(const CsrMatrix& m, const Witness& w, std::span<Fr> out,
-              parallel::ThreadPool& pool, ChunkHook* hook, std::size_t chunk_rows) {
+void evaluate(const CsrMatrix& m, const Witness& w, std::span<Fr> out, parallel::ThreadPool& pool,
+              ChunkHook* hook, std::size_t chunk_rows) {
   check_fits(m, w, out.size(), "evaluate");
   Fr* dst = out.data();
-  for_each_chunk(m.num_rows, chunk_rows, pool, hook, [&](std::size_t begin, std::size_t end) {
-    evaluate_rows(m, w, dst, begin, end);
-  });
+  for_each_chunk(m.num_rows, chunk_rows, pool, hook,
+                 [&](std::size_t begin, std::size_t end) { evaluate_rows(m, w, dst, begin, end); });
 }
 
 void check_witness_fits(const R1cs& r1cs, const Witness& w, const char* who) {
@@ -107,10 +107,10 @@ void evaluate_all_into(const R1cs& r1cs, const Witness& w, std::span<Fr> a, std:
                                 std::to_string(a.size()) + ", " + std::to_string(b.size()) + ", " +
                                 std::to_string(c.size()) + ")");
   if (length != n && length < n + r1cs.num_inputs)
-    throw std::invalid_argument("evaluate_all: length " + std::to_string(length) +
-                                " is neither num_constraints = " + std::to_string(n) +
-                                " nor at least num_constraints + num_inputs = " +
-                                std::to_string(n + r1cs.num_inputs));
+    throw std::invalid_argument(
+        "evaluate_all: length " + std::to_string(length) +
+        " is neither num_constraints = " + std::to_string(n) +
+        " nor at least num_constraints + num_inputs = " + std::to_string(n + r1cs.num_inputs));
   check_fits(r1cs.a, w, length, "evaluate_all (A)");
   check_fits(r1cs.b, w, length, "evaluate_all (B)");
   check_fits(r1cs.c, w, length, "evaluate_all (C)");

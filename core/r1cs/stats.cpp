@@ -29,9 +29,12 @@ R1csStats stats(const R1cs& r1cs, const Witness& w) {
   for (std::size_t i = 0; i < w.aux.size(); ++i) {
     const field::Fr& v = w.aux[i];
     const bool significant = !v.is_zero() && !v.is_one();
-    if (v.is_zero()) ++s.aux_zero;
-    else if (v.is_one()) ++s.aux_one;
-    else ++s.aux_significant;
+    if (v.is_zero())
+      ++s.aux_zero;
+    else if (v.is_one())
+      ++s.aux_one;
+    else
+      ++s.aux_significant;
     if (significant && r1cs.a_aux_density.test(i)) ++s.a_aux_significant;
     if (significant && r1cs.b_aux_density.test(i)) ++s.b_aux_significant;
   }

@@ -61,7 +61,6 @@ inline constexpr bool kSlowBuild = false;
 }
 }  // namespace pt
 
-
 using prooflab::field::Fr;
 using namespace prooflab::circuits;
 using prooflab::r1cs::ConstraintSystem;
@@ -75,9 +74,12 @@ bool satisfied(const ConstraintSystem& cs) {
 constexpr int kViews = 3;
 Boolean make(ConstraintSystem& cs, int view, bool value) {
   switch (view) {
-    case 0: return Boolean::constant(value);
-    case 1: return Boolean::alloc(cs, value);
-    default: return !Boolean::alloc(cs, !value);
+    case 0:
+      return Boolean::constant(value);
+    case 1:
+      return Boolean::alloc(cs, value);
+    default:
+      return !Boolean::alloc(cs, !value);
   }
 }
 const char* view_name(int view) { return view == 0 ? "constant" : view == 1 ? "is" : "not"; }
@@ -124,13 +126,21 @@ void check_binary(const char* name, Op op, Expected expected) {
 }
 
 TEST(Boolean, XorOverAllViews) {
-  check_binary("xor", [](ConstraintSystem& cs, const Boolean& x, const Boolean& y) { return bit_xor(cs, x, y, "xor"); },
-               [](bool a, bool b) { return a != b; });
+  check_binary(
+      "xor",
+      [](ConstraintSystem& cs, const Boolean& x, const Boolean& y) {
+        return bit_xor(cs, x, y, "xor");
+      },
+      [](bool a, bool b) { return a != b; });
 }
 
 TEST(Boolean, AndOverAllViews) {
-  check_binary("and", [](ConstraintSystem& cs, const Boolean& x, const Boolean& y) { return bit_and(cs, x, y, "and"); },
-               [](bool a, bool b) { return a && b; });
+  check_binary(
+      "and",
+      [](ConstraintSystem& cs, const Boolean& x, const Boolean& y) {
+        return bit_and(cs, x, y, "and");
+      },
+      [](bool a, bool b) { return a && b; });
 }
 
 TEST(Boolean, NotIsFree) {
@@ -160,22 +170,30 @@ void check_ternary(const char* name, Op op, Expected expected, unsigned general_
           const Boolean r = op(cs, x, y, z);
           EXPECT_EQ(r.value(), expected(a, b, c));
           const std::size_t cost = cs.num_constraints() - before;
-          if (va != 0 && vb != 0 && vc != 0) EXPECT_EQ(cost, general_cost);
-          else EXPECT_LE(cost, 1u);
+          if (va != 0 && vb != 0 && vc != 0)
+            EXPECT_EQ(cost, general_cost);
+          else
+            EXPECT_LE(cost, 1u);
           EXPECT_TRUE(satisfied(cs));
         }
 }
 
 TEST(Boolean, Sha256ChOverAllViews) {
-  check_ternary("ch", [](ConstraintSystem& cs, const Boolean& a, const Boolean& b, const Boolean& c) {
-    return sha256_ch(cs, a, b, c, "ch");
-  }, [](bool a, bool b, bool c) { return (a && b) != (!a && c); }, 1);
+  check_ternary(
+      "ch",
+      [](ConstraintSystem& cs, const Boolean& a, const Boolean& b, const Boolean& c) {
+        return sha256_ch(cs, a, b, c, "ch");
+      },
+      [](bool a, bool b, bool c) { return (a && b) != (!a && c); }, 1);
 }
 
 TEST(Boolean, Sha256MajOverAllViews) {
-  check_ternary("maj", [](ConstraintSystem& cs, const Boolean& a, const Boolean& b, const Boolean& c) {
-    return sha256_maj(cs, a, b, c, "maj");
-  }, [](bool a, bool b, bool c) { return (a && b) != (a && c) != (b && c); }, 2);
+  check_ternary(
+      "maj",
+      [](ConstraintSystem& cs, const Boolean& a, const Boolean& b, const Boolean& c) {
+        return sha256_maj(cs, a, b, c, "maj");
+      },
+      [](bool a, bool b, bool c) { return (a && b) != (a && c) != (b && c); }, 2);
 }
 
 TEST(Boolean, EnforceEqual) {
@@ -185,20 +203,26 @@ TEST(Boolean, EnforceEqual) {
         for (int b = 0; b < 2; ++b) {
           ConstraintSystem cs(Mode::kBoth);
           enforce_equal(cs, make(cs, va, a), make(cs, vb, b), "equal");
-          EXPECT_EQ(satisfied(cs), a == b) << view_name(va) << " " << view_name(vb) << " " << a << b;
+          EXPECT_EQ(satisfied(cs), a == b)
+              << view_name(va) << " " << view_name(vb) << " " << a << b;
         }
 }
 
 TEST(UInt32, OperationsMatchPlainCpp) {
   auto rng = pt::test_rng();
   SCOPED_TRACE(pt::seed_note());
-  const auto rotr = [](std::uint32_t x, unsigned n) { return n == 0 ? x : (x >> n) | (x << (32 - n)); };
+  const auto rotr = [](std::uint32_t x, unsigned n) {
+    return n == 0 ? x : (x >> n) | (x << (32 - n));
+  };
   for (int iter = 0; iter < pt::iterations(100, 10); ++iter) {
     ConstraintSystem cs(Mode::kBoth);
-    const std::uint32_t a = static_cast<std::uint32_t>(rng()), b = static_cast<std::uint32_t>(rng()),
+    const std::uint32_t a = static_cast<std::uint32_t>(rng()),
+                        b = static_cast<std::uint32_t>(rng()),
                         c = static_cast<std::uint32_t>(rng());
     // Each operand allocated or constant at random: the folding paths are covered too.
-    const auto word = [&](std::uint32_t v) { return rng() % 3 == 0 ? UInt32::constant(v) : UInt32::alloc(cs, v); };
+    const auto word = [&](std::uint32_t v) {
+      return rng() % 3 == 0 ? UInt32::constant(v) : UInt32::alloc(cs, v);
+    };
     const UInt32 wa = word(a), wb = word(b), wc = word(c);
     const unsigned n = static_cast<unsigned>(rng() % 32);
     EXPECT_EQ(wa.rotr(n).value(), rotr(a, n));

@@ -127,7 +127,8 @@ TEST(TinyCircuit, HasItsKnownWitness) {
     require_satisfied(r1cs, wrong);
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), "constraint 2 (tiny/y = x^3 + x + 5) is not satisfied: a·b != c");
+    EXPECT_EQ(std::string(e.what()),
+              "constraint 2 (tiny/y = x^3 + x + 5) is not satisfied: a·b != c");
   }
   const TinyCircuit other(4);
   EXPECT_EQ(other.y(), Fr::from_u64(7 * 7 * 7 + 7 + 5));
@@ -183,9 +184,11 @@ TEST(PorepLikeLayout, ApproachesTheTargetFromBelowWithRealStructure) {
     // Padding stays a small part from 2^14 up; below, rounds of SHA-256 and columns of 237
     // constraints are coarse next to the target.
     const double padding = 1.0 - static_cast<double>(l.structure_size) / target;
-    std::printf("[  LAYOUT  ] 2^%u: %u challenges, depth %u, %llu blocks of %u rounds, %llu columns, padding %.2f %%\n",
-                log2, l.challenges, l.tree_depth, static_cast<unsigned long long>(l.total_blocks()), l.sha_rounds,
-                static_cast<unsigned long long>(l.total_columns()), 100 * padding);
+    std::printf(
+        "[  LAYOUT  ] 2^%u: %u challenges, depth %u, %llu blocks of %u rounds, %llu columns, "
+        "padding %.2f %%\n",
+        log2, l.challenges, l.tree_depth, static_cast<unsigned long long>(l.total_blocks()),
+        l.sha_rounds, static_cast<unsigned long long>(l.total_columns()), 100 * padding);
     EXPECT_LT(padding, log2 < 14 ? 0.25 : 0.01) << "padding " << padding;
     EXPECT_EQ(l.sha_blocks.size(), l.challenges);
     EXPECT_GE(l.tree_depth, 1u);
@@ -208,7 +211,8 @@ TEST(Sha256ChainCircuit, MatchesTheNativeChainAndFillsTheTarget) {
   EXPECT_EQ(c.layout().blocks, pt::kSlowBuild ? 1u : 2u);
   EXPECT_NO_THROW(require_satisfied(r1cs, w));
   std::array<std::uint32_t, 8> state = kSha256Iv;
-  for (std::uint64_t b = 0; b < c.layout().blocks; ++b) sha256_compress(state, Sha256ChainCircuit::message_block(7, b));
+  for (std::uint64_t b = 0; b < c.layout().blocks; ++b)
+    sha256_compress(state, Sha256ChainCircuit::message_block(7, b));
   // Input 1 packs the first 254 state bits (big-endian bits, the first least significant).
   Fr packed = Fr::zero(), power = Fr::one();
   for (int i = 0; i < 254; ++i) {
@@ -242,8 +246,10 @@ TEST(Circuits, EvaluateAllOfAPartitionSatisfiesEveryRow) {
   ThreadPool pool(2);
   const std::size_t domain = 1 << 12;
   const Evaluations e = evaluate_all(r1cs, w, pool, nullptr, domain);
-  for (std::size_t i = 0; i < r1cs.num_constraints; ++i) ASSERT_EQ(e.a[i] * e.b[i], e.c[i]) << "row " << i;
-  for (std::size_t i = 0; i < r1cs.num_inputs; ++i) EXPECT_EQ(e.a[r1cs.num_constraints + i], w.input[i]);
+  for (std::size_t i = 0; i < r1cs.num_constraints; ++i)
+    ASSERT_EQ(e.a[i] * e.b[i], e.c[i]) << "row " << i;
+  for (std::size_t i = 0; i < r1cs.num_inputs; ++i)
+    EXPECT_EQ(e.a[r1cs.num_constraints + i], w.input[i]);
 }
 
 // ---- the report of docs/circuits.md (disabled: run by hand) ----
@@ -257,11 +263,16 @@ TEST(CircuitsReport, DISABLED_StatsAndTimings) {
   if (const char* env = std::getenv("PROOFLAB_CIRCUITS_REPORT_SIZES")) {
     sizes.clear();
     std::stringstream ss(env);
-    for (std::string item; std::getline(ss, item, ',');) sizes.push_back(static_cast<unsigned>(std::stoul(item)));
+    for (std::string item; std::getline(ss, item, ',');)
+      sizes.push_back(static_cast<unsigned>(std::stoul(item)));
   }
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   ThreadPool serial(1), parallel(threads);
-  std::printf("| size | constraints | inputs | aux | nnz A / B / C | a_aux | b_aux | b_input | aux = 0 | aux = 1 | significant | shape s | witness s (1 thread) | evaluate s (1 / %u threads) | matrices MiB |\n", threads);
+  std::printf(
+      "| size | constraints | inputs | aux | nnz A / B / C | a_aux | b_aux | b_input | aux = 0 | "
+      "aux = 1 | significant | shape s | witness s (1 thread) | evaluate s (1 / %u threads) | "
+      "matrices MiB |\n",
+      threads);
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const unsigned log2 : sizes) {
     const auto c = make_circuit("porep-like", std::uint64_t{1} << log2, 1);
@@ -282,13 +293,16 @@ TEST(CircuitsReport, DISABLED_StatsAndTimings) {
     Witness w;
     const double witness_s = best_of_3([&] { w = synthesize_witness(*c); });
     const double eval1_s = best_of_3([&] { const Evaluations e = evaluate_all(r1cs, w, serial); });
-    const double evaln_s = best_of_3([&] { const Evaluations e = evaluate_all(r1cs, w, parallel); });
+    const double evaln_s =
+        best_of_3([&] { const Evaluations e = evaluate_all(r1cs, w, parallel); });
     const R1csStats s = stats(r1cs, w);
-    std::printf("| 2^%u | %zu | %zu | %zu | %zu / %zu / %zu | %.1f %% | %.1f %% | %zu/%zu | %.1f %% | %.1f %% | %.1f %% | %.2f | %.3f | %.3f / %.3f | %.0f |\n",
-                log2, s.num_constraints, s.num_inputs, s.num_aux, s.nnz_a, s.nnz_b, s.nnz_c,
-                100 * s.a_aux_density, 100 * s.b_aux_density, s.b_input_dense, s.num_inputs,
-                100 * s.aux_zero_fraction, 100 * s.aux_one_fraction, 100 * s.aux_significant_fraction,
-                shape_s, witness_s, eval1_s, evaln_s, static_cast<double>(s.matrix_bytes) / (1 << 20));
+    std::printf(
+        "| 2^%u | %zu | %zu | %zu | %zu / %zu / %zu | %.1f %% | %.1f %% | %zu/%zu | %.1f %% | %.1f "
+        "%% | %.1f %% | %.2f | %.3f | %.3f / %.3f | %.0f |\n",
+        log2, s.num_constraints, s.num_inputs, s.num_aux, s.nnz_a, s.nnz_b, s.nnz_c,
+        100 * s.a_aux_density, 100 * s.b_aux_density, s.b_input_dense, s.num_inputs,
+        100 * s.aux_zero_fraction, 100 * s.aux_one_fraction, 100 * s.aux_significant_fraction,
+        shape_s, witness_s, eval1_s, evaln_s, static_cast<double>(s.matrix_bytes) / (1 << 20));
     std::fflush(stdout);
   }
 }

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <optional>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -77,16 +77,19 @@ TEST(PoseidonParams, ConstantsFollowTheDocumentedGeneration) {
     for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(p.mds[i][j] * Fr::from_u64(i + j + 3), Fr::one());
   // Round constant k: SHA-256(seed || k as 4 big-endian bytes), top two bits cleared.
   for (const std::uint32_t k : {0u, 1u, 100u, 188u}) {
-    std::vector<std::uint8_t> msg(PoseidonParams::kConstantsSeed,
-                                  PoseidonParams::kConstantsSeed + std::strlen(PoseidonParams::kConstantsSeed));
-    for (int shift = 24; shift >= 0; shift -= 8) msg.push_back(static_cast<std::uint8_t>(k >> shift));
+    std::vector<std::uint8_t> msg(
+        PoseidonParams::kConstantsSeed,
+        PoseidonParams::kConstantsSeed + std::strlen(PoseidonParams::kConstantsSeed));
+    for (int shift = 24; shift >= 0; shift -= 8)
+      msg.push_back(static_cast<std::uint8_t>(k >> shift));
     auto digest = sha256(msg);
     digest[0] &= 0x3f;
     EXPECT_EQ(p.round_constants[k / 3][k % 3], *Fr::from_bytes_be(digest)) << "k = " << k;
   }
   // Full rounds: 4 first, 4 last.
   int full = 0;
-  for (std::size_t r = 0; r < PoseidonParams::kRounds; ++r) full += PoseidonParams::is_full_round(r);
+  for (std::size_t r = 0; r < PoseidonParams::kRounds; ++r)
+    full += PoseidonParams::is_full_round(r);
   EXPECT_EQ(full, 8);
   EXPECT_TRUE(PoseidonParams::is_full_round(3) && !PoseidonParams::is_full_round(4));
   EXPECT_TRUE(PoseidonParams::is_full_round(59) && !PoseidonParams::is_full_round(58));
@@ -107,7 +110,8 @@ TEST(PoseidonGadget, MatchesTheNativePermutationAndCosts237) {
   for (int iter = 0; iter < pt::iterations(10, 2); ++iter) {
     std::array<Fr, 3> in = {Fr::random(rng), Fr::random(rng), Fr::random(rng)};
     ConstraintSystem cs(Mode::kBoth);
-    std::array<Num, 3> state = {Num::alloc(cs, in[0]), Num::alloc(cs, in[1]), Num::alloc(cs, in[2])};
+    std::array<Num, 3> state = {Num::alloc(cs, in[0]), Num::alloc(cs, in[1]),
+                                Num::alloc(cs, in[2])};
     const auto out = poseidon_permutation(cs, state);
     EXPECT_EQ(cs.num_constraints(), 237u);
     std::array<Fr, 3> expected = in;
@@ -151,7 +155,8 @@ std::vector<std::vector<Fr>> full_tree(std::mt19937_64& rng, unsigned depth) {
   for (std::size_t i = 0; i < (std::size_t{1} << depth); ++i) levels[0].push_back(Fr::random(rng));
   for (unsigned l = 0; l < depth; ++l) {
     std::vector<Fr> up;
-    for (std::size_t i = 0; i < levels[l].size(); i += 2) up.push_back(poseidon_hash2(levels[l][i], levels[l][i + 1]));
+    for (std::size_t i = 0; i < levels[l].size(); i += 2)
+      up.push_back(poseidon_hash2(levels[l][i], levels[l][i + 1]));
     levels.push_back(up);
   }
   return levels;

@@ -62,7 +62,6 @@ inline constexpr bool kSlowBuild = false;
 }
 }  // namespace pt
 
-
 using namespace prooflab::circuits;
 using prooflab::r1cs::ConstraintSystem;
 using prooflab::r1cs::Mode;
@@ -82,7 +81,9 @@ constexpr std::array<std::uint32_t, 8> H0 = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
                                              0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 std::uint32_t Ch(std::uint32_t x, std::uint32_t y, std::uint32_t z) { return (x & y) ^ (~x & z); }
-std::uint32_t Maj(std::uint32_t x, std::uint32_t y, std::uint32_t z) { return (x & y) ^ (x & z) ^ (y & z); }
+std::uint32_t Maj(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+  return (x & y) ^ (x & z) ^ (y & z);
+}
 std::uint32_t Sigma0(std::uint32_t x) { return rotr(x, 2) ^ rotr(x, 13) ^ rotr(x, 22); }
 std::uint32_t Sigma1(std::uint32_t x) { return rotr(x, 6) ^ rotr(x, 11) ^ rotr(x, 25); }
 std::uint32_t sigma0(std::uint32_t x) { return rotr(x, 7) ^ rotr(x, 18) ^ (x >> 3); }
@@ -97,7 +98,14 @@ std::array<std::uint32_t, 8> compress(std::array<std::uint32_t, 8> H, const std:
   for (int t = 0; t < rounds; ++t) {
     const std::uint32_t T1 = h + Sigma1(e) + Ch(e, f, g) + K[t] + W[t];
     const std::uint32_t T2 = Sigma0(a) + Maj(a, b, c);
-    h = g; g = f; f = e; e = d + T1; d = c; c = b; b = a; a = T1 + T2;
+    h = g;
+    g = f;
+    f = e;
+    e = d + T1;
+    d = c;
+    c = b;
+    b = a;
+    a = T1 + T2;
   }
   const std::uint32_t v[8] = {a, b, c, d, e, f, g, h};
   for (int i = 0; i < 8; ++i) H[i] += v[i];
@@ -106,7 +114,8 @@ std::array<std::uint32_t, 8> compress(std::array<std::uint32_t, 8> H, const std:
 }  // namespace ref
 
 // The gadget's input bits for 16 message words (allocated, or constants).
-std::array<Boolean, 512> block_bits(ConstraintSystem& cs, const std::uint32_t M[16], bool allocate) {
+std::array<Boolean, 512> block_bits(ConstraintSystem& cs, const std::uint32_t M[16],
+                                    bool allocate) {
   std::array<Boolean, 512> bits;
   for (int i = 0; i < 512; ++i) {
     const bool v = (M[i / 32] >> (31 - i % 32)) & 1;
@@ -140,7 +149,8 @@ TEST(Sha256Gadget, AbcKnownAnswer) {
   // The bits carry the digest too, big-endian.
   const auto digest_bits = sha256_state_bits_be(out);
   for (int i = 0; i < 256; ++i)
-    ASSERT_EQ(digest_bits[i].value(), ((expected[i / 32] >> (31 - i % 32)) & 1) != 0) << "bit " << i;
+    ASSERT_EQ(digest_bits[i].value(), ((expected[i / 32] >> (31 - i % 32)) & 1) != 0)
+        << "bit " << i;
   expect_satisfied(cs);
   // And the library's native SHA-256 (used for the Poseidon constants) agrees on "abc".
   const std::uint8_t abc[3] = {'a', 'b', 'c'};
@@ -163,8 +173,10 @@ TEST(Sha256Gadget, OneBlockCosts25840PlusInputBooleanity) {
   ASSERT_EQ(cs.num_constraints(), 512u);
   sha256_compression(cs, bits, sha256_iv());
   const std::size_t count = cs.num_constraints() - 512;
-  std::printf("[  COUNT   ] SHA-256 compression, constant IV: %zu constraints (+512 input "
-              "booleanity), %zu aux\n", count, cs.num_aux() - 512);
+  std::printf(
+      "[  COUNT   ] SHA-256 compression, constant IV: %zu constraints (+512 input "
+      "booleanity), %zu aux\n",
+      count, cs.num_aux() - 512);
   EXPECT_EQ(count, 25840u);  // bellman's gadget test, REFERENCE.md
 }
 
@@ -207,7 +219,8 @@ TEST(Sha256Gadget, ChainedBlocksMatchTheLibraryDigestOfATwoBlockMessage) {
   const auto digest = sha256(message);
   const auto out = values(second);
   for (int i = 0; i < 32; ++i)
-    EXPECT_EQ(static_cast<std::uint8_t>(out[i / 4] >> (24 - 8 * (i % 4))), digest[i]) << "byte " << i;
+    EXPECT_EQ(static_cast<std::uint8_t>(out[i / 4] >> (24 - 8 * (i % 4))), digest[i])
+        << "byte " << i;
   EXPECT_EQ(values(second), ref::compress(ref::compress(ref::H0, M0), M1));
   expect_satisfied(cs);
 }
@@ -245,7 +258,8 @@ TEST(Sha256Gadget, ACorruptedRoundIsNamed) {
   auto w = cs.witness();
   // Find a maj constraint of round 12 and flip the bit it allocates (its C row's aux).
   std::size_t row = 0;
-  while (row < r1cs.num_constraints && r1cs.annotations.describe(row) != "sha256/round 12/maj") ++row;
+  while (row < r1cs.num_constraints && r1cs.annotations.describe(row) != "sha256/round 12/maj")
+    ++row;
   ASSERT_LT(row, r1cs.num_constraints);
   const auto& c = r1cs.c;
   const std::uint32_t col = c.cols[c.row_ptr[row + 1] - 1];  // the highest column: the new bit

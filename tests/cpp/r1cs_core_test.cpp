@@ -60,7 +60,6 @@ inline constexpr bool kSlowBuild = false;
 }
 }  // namespace pt
 
-
 using prooflab::field::Fr;
 using namespace prooflab::r1cs;
 
@@ -135,11 +134,12 @@ TEST(ConstraintSystem, CountsVariablesAndConstraintsInEveryMode) {
     EXPECT_EQ(in, Variable::input(1));
     EXPECT_EQ(a, Variable::aux(0));
     cs.enforce(a, a, in, "square");
-    cs.enforce_with("lazy", [&](LinearCombination& la, LinearCombination& lb, LinearCombination& lc) {
-      la.add(a);
-      lb.add(Variable::one());
-      lc.add(a);
-    });
+    cs.enforce_with("lazy",
+                    [&](LinearCombination& la, LinearCombination& lb, LinearCombination& lc) {
+                      la.add(a);
+                      lb.add(Variable::one());
+                      lc.add(a);
+                    });
     EXPECT_EQ(cs.num_inputs(), 2u);
     EXPECT_EQ(cs.num_aux(), 1u);
     EXPECT_EQ(cs.num_constraints(), 2u);
@@ -160,9 +160,8 @@ TEST(ConstraintSystem, WitnessModeStoresNoConstraintsAndNeverBuildsLazyCombinati
   const Variable a = cs.alloc_aux(fr(1));
   bool built = false;
   for (int i = 0; i < 1000; ++i)
-    cs.enforce_with("lazy", [&](LinearCombination&, LinearCombination&, LinearCombination&) {
-      built = true;
-    });
+    cs.enforce_with(
+        "lazy", [&](LinearCombination&, LinearCombination&, LinearCombination&) { built = true; });
   cs.enforce(a, a, a, "eager");
   EXPECT_FALSE(built);
   EXPECT_EQ(cs.num_constraints(), 1001u);
@@ -219,7 +218,8 @@ TEST(Compile, CsrMatchesANaiveEvaluationOfTheRecordedCombinations) {
     EXPECT_EQ(m[k]->num_cols, 5u);
     ASSERT_EQ(m[k]->row_ptr.size(), 5u);
     for (std::size_t row = 0; row < 4; ++row) {
-      EXPECT_EQ(csr_row(*m[k], w, row), naive((*lcs[k])[row], w)) << "matrix " << k << " row " << row;
+      EXPECT_EQ(csr_row(*m[k], w, row), naive((*lcs[k])[row], w))
+          << "matrix " << k << " row " << row;
       for (std::uint64_t i = m[k]->row_ptr[row] + 1; i < m[k]->row_ptr[row + 1]; ++i)
         EXPECT_LT(m[k]->cols[i - 1], m[k]->cols[i]) << "columns ascending and distinct";
     }
@@ -311,7 +311,8 @@ TEST(ConstraintSystem, RandomSystemsCompileToTheirNaiveEvaluation) {
     const int inputs = 1 + static_cast<int>(rng() % 4), aux = 1 + static_cast<int>(rng() % 30);
     std::vector<Variable> vars = {Variable::one()};
     for (int i = 0; i < inputs; ++i) vars.push_back(cs.alloc_input(Fr::random(rng)));
-    for (int i = 0; i < aux; ++i) vars.push_back(cs.alloc_aux(rng() % 2 ? Fr::random(rng) : fr(rng() % 2)));
+    for (int i = 0; i < aux; ++i)
+      vars.push_back(cs.alloc_aux(rng() % 2 ? Fr::random(rng) : fr(rng() % 2)));
     std::vector<LinearCombination> lcs[3];
     const int rows = 1 + static_cast<int>(rng() % 50);
     for (int row = 0; row < rows; ++row) {
@@ -331,7 +332,8 @@ TEST(ConstraintSystem, RandomSystemsCompileToTheirNaiveEvaluation) {
     const CsrMatrix* m[3] = {&r.a, &r.b, &r.c};
     for (int k = 0; k < 3; ++k)
       for (int row = 0; row < rows; ++row)
-        ASSERT_EQ(csr_row(*m[k], w, row), naive(lcs[k][row], w)) << "matrix " << k << " row " << row;
+        ASSERT_EQ(csr_row(*m[k], w, row), naive(lcs[k][row], w))
+            << "matrix " << k << " row " << row;
   }
 }
 

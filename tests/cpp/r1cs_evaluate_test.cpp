@@ -63,7 +63,6 @@ inline constexpr bool kSlowBuild = false;
 }
 }  // namespace pt
 
-
 using prooflab::field::Fr;
 using prooflab::parallel::ThreadPool;
 using namespace prooflab::r1cs;
@@ -90,7 +89,10 @@ RandomSystem random_system(Rng& rng, std::size_t rows, std::size_t aux) {
       const int n = static_cast<int>(rng() % 6);
       for (int t = 0; t < n; ++t) {
         const unsigned k = rng() % 4;
-        const Fr coeff = k == 0 ? Fr::random(rng) : k == 1 ? -Fr::one() : k == 2 ? fr(1u << (rng() % 30)) : Fr::one();
+        const Fr coeff = k == 0   ? Fr::random(rng)
+                         : k == 1 ? -Fr::one()
+                         : k == 2 ? fr(1u << (rng() % 30))
+                                  : Fr::one();
         lc.add(coeff, vars[rng() % vars.size()]);
       }
     }
@@ -171,7 +173,8 @@ TEST(Evaluate, HookRunsBetweenChunks) {
   hook.sentinel = sentinel;
   evaluate(s.r1cs.a, s.w, out, pool, &hook, 512);
   ASSERT_EQ(hook.written.size(), 8u);
-  for (std::size_t k = 0; k < 8; ++k) EXPECT_EQ(hook.written[k], std::min<std::size_t>(4000, 512 * (k + 1)));
+  for (std::size_t k = 0; k < 8; ++k)
+    EXPECT_EQ(hook.written[k], std::min<std::size_t>(4000, 512 * (k + 1)));
 }
 
 TEST(Evaluate, PaddedLayoutAppendsTheInputRows) {
