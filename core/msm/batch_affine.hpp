@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/curve/affine.hpp"
+#include "core/msm/inverse.hpp"
 
 namespace prooflab::msm {
 
@@ -68,7 +69,7 @@ class BatchAffineAdder {
       prefix_[i] = acc;
       acc *= den_[i];
     }
-    Field inv = acc.inverse();  // non-zero: every denominator is
+    Field inv = inverse_vartime(acc);  // non-zero: every denominator is
     for (std::size_t i = size_; i-- > 1;) {
       Field den_inv = inv;
       den_inv *= prefix_[i];

@@ -34,7 +34,7 @@ struct MsmConfig {
   // the prime-order subgroup, which Groth16 bases are; turn off for arbitrary curve points.
   bool use_endomorphism = true;
   // Affine additions per batch inversion.
-  std::size_t batch_size = 2048;
+  std::size_t batch_size = 1024;
   // Points per unit of parallel work in the bucket trees.
   std::size_t chunk_points = 16384;
 };

@@ -65,18 +65,17 @@ struct BucketLists {
 };
 
 template <std::size_t L>
-void sort_into_buckets(std::span<const std::array<std::uint64_t, L>> scalars,
-                       const WindowPlan& plan, unsigned w, parallel::ThreadPool& pool,
-                       BucketLists& out) {
+void sort_into_buckets(std::span<const std::array<std::uint64_t, L>> scalars, const Window& w,
+                       parallel::ThreadPool& pool, BucketLists& out) {
   const std::size_t m = scalars.size();
-  const std::size_t buckets = plan.buckets(w) + 1;  // index 0 unused
+  const std::size_t buckets = w.buckets() + 1;  // index 0 unused
   const Blocks blocks{m, std::clamp<std::size_t>(m / 4096, 1, pool.size())};
   out.hist.assign(blocks.count * buckets, 0);
   pool.parallel_for(blocks.count, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t* h = out.hist.data() + b * buckets;
       for (std::size_t i = blocks.begin(b); i < blocks.begin(b + 1); ++i) {
-        const std::int64_t d = window_digit(scalars[i], plan, w);
+        const std::int64_t d = window_digit(scalars[i], w);
         ++h[d < 0 ? -d : d];
       }
     }
@@ -110,7 +109,7 @@ void sort_into_buckets(std::span<const std::array<std::uint64_t, L>> scalars,
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t* h = out.hist.data() + b * buckets;
       for (std::size_t i = blocks.begin(b); i < blocks.begin(b + 1); ++i) {
-        const std::int64_t d = window_digit(scalars[i], plan, w);
+        const std::int64_t d = window_digit(scalars[i], w);
         if (d == 0) continue;
         const std::uint32_t e = static_cast<std::uint32_t>(i) | (d < 0 ? kNegBit : 0);
         out.entries[h[d < 0 ? -d : d]++] = e;
@@ -151,14 +150,15 @@ curve::Jacobian<Curve> pippenger(const Fetch& fetch,
   using Jac = curve::Jacobian<Curve>;
   const unsigned bits = max_bit_length(scalars, pool);
   if (bits == 0) return Jac::infinity();
-  const unsigned c = window_bits ? window_bits : MsmCostModel{}.best_window(scalars.size(), bits);
-  const WindowPlan plan = make_window_plan(bits, c);
+  const WindowPlan plan = window_bits ? make_window_plan(bits, window_bits)
+                                      : MsmCostModel{}.best_plan(scalars.size(), bits);
 
   BucketLists lists;
   std::vector<Point> bucket_sums;
   Jac acc = Jac::infinity();
-  for (unsigned w = plan.windows; w-- > 0;) {
-    sort_into_buckets<L>(scalars, plan, w, pool, lists);
+  for (unsigned w = plan.windows(); w-- > 0;) {
+    const Window& window = plan.window[w];
+    sort_into_buckets<L>(scalars, window, pool, lists);
     bucket_sums.resize(lists.ids.size());
     sum_segments<Curve>(fetch, std::span<const std::uint32_t>(lists.entries),
                         std::span<const std::size_t>(lists.offsets), std::span(bucket_sums), pool,
@@ -166,8 +166,9 @@ curve::Jacobian<Curve> pippenger(const Fetch& fetch,
     const auto window_sum = reduce_buckets<Curve>(std::span<const std::uint32_t>(lists.ids),
                                                   std::span<const Point>(bucket_sums), pool,
                                                   params);
-    if (w + 1 < plan.windows)
-      for (unsigned i = 0; i < plan.width(w); ++i) acc = acc.dbl();
+    // acc holds the windows above this one, weighted relative to window w + 1.
+    if (!window.top)
+      for (unsigned i = 0; i < window.width; ++i) acc = acc.dbl();
     acc = acc.add(window_sum.to_jacobian());
   }
   return acc;

@@ -42,7 +42,7 @@ struct ArrayFetch {
 };
 
 struct TreeParams {
-  std::size_t batch = 2048;   // additions per batch inversion
+  std::size_t batch = 1024;   // additions per batch inversion
   std::size_t chunk = 16384;  // points per unit of parallel work
 };
 
@@ -50,7 +50,7 @@ namespace detail {
 
 // Level 0 reads its points in entry order but from anywhere in memory: prefetch this many
 // entries ahead.
-inline constexpr std::size_t kPrefetchAhead = 16;
+inline constexpr std::size_t kPrefetchAhead = 12;
 
 // A run of entries [begin, end) whose sum goes to *out.
 template <class Point>
@@ -60,12 +60,20 @@ struct Piece {
 };
 
 // Scratch of one worker: two buffers that tree levels alternate between (a level reads one
-// and writes the other, so pending additions never overwrite their operands).
+// and writes the other, so pending additions never overwrite their operands), and the adder.
 template <class Curve>
 struct TreeScratch {
   std::vector<curve::Affine<Curve>> buf[2];
-  BatchAffineAdder<Curve> adder;
-  explicit TreeScratch(std::size_t batch) : adder(batch) {}
+  BatchAffineAdder<Curve> adder{1};
+
+  // The calling thread's scratch, kept for the thread's lifetime: every window of every MSM
+  // reuses it instead of allocating (and page-faulting) a few hundred KiB again. Safe because
+  // a worker never re-enters sum_segments while it holds its scratch.
+  static TreeScratch& of_this_thread(std::size_t batch) {
+    thread_local TreeScratch scratch;
+    if (scratch.adder.capacity() != batch) scratch.adder = BatchAffineAdder<Curve>(batch);
+    return scratch;
+  }
 };
 
 // Sums every piece of one unit of work.
@@ -194,7 +202,7 @@ void sum_segments(const Fetch& fetch, std::span<const std::uint32_t> entries,
 
   const std::size_t ranges = range_begin.size() - 1;
   pool.parallel_for(ranges, 1, [&](std::size_t r0, std::size_t r1) {
-    detail::TreeScratch<Curve> scratch(std::max<std::size_t>(1, params.batch));
+    auto& scratch = detail::TreeScratch<Curve>::of_this_thread(std::max<std::size_t>(1, params.batch));
     for (std::size_t r = r0; r < r1; ++r) {
       const std::span<const Piece> rp(pieces.data() + range_begin[r],
                                       range_begin[r + 1] - range_begin[r]);

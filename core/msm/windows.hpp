@@ -11,33 +11,63 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace prooflab::msm {
 
-struct WindowPlan {
-  unsigned bits = 0;     // T: every scalar is below 2^T
-  unsigned c = 0;        // window width
-  unsigned windows = 0;  // W = ⌈T/c⌉
-
-  unsigned offset(unsigned w) const { return w * c; }
-  bool is_top(unsigned w) const { return w + 1 == windows; }
-  unsigned width(unsigned w) const { return is_top(w) ? bits - c * (windows - 1) : c; }
-  // Largest |digit|, i.e. buckets 1..buckets(w).
-  std::uint32_t buckets(unsigned w) const {
-    return is_top(w) ? std::uint32_t{1} << width(w) : std::uint32_t{1} << (c - 1);
+// One window: bits [offset, offset + width) of the scalar.
+struct Window {
+  unsigned offset = 0, width = 0;
+  bool top = false;
+  // Largest |digit|, i.e. buckets 1..buckets().
+  std::uint32_t buckets() const {
+    return top ? std::uint32_t{1} << width : std::uint32_t{1} << (width - 1);
   }
 };
 
-inline WindowPlan make_window_plan(unsigned bits, unsigned c) {
+struct WindowPlan {
+  unsigned bits = 0;           // T: every scalar is below 2^T
+  std::vector<Window> window;  // low to high; the last one is the top window
+
+  unsigned windows() const { return static_cast<unsigned>(window.size()); }
+};
+
+// Windows of the given widths, low to high (they must add up to bits).
+inline WindowPlan make_window_plan(unsigned bits, const std::vector<unsigned>& widths) {
   WindowPlan p;
   p.bits = bits;
-  p.c = std::clamp(c, 1u, std::max(1u, bits));
-  p.windows = bits == 0 ? 0 : (bits + p.c - 1) / p.c;
+  unsigned offset = 0;
+  for (const unsigned w : widths) {
+    p.window.push_back({offset, w, false});
+    offset += w;
+  }
+  assert(offset == bits);
+  if (!p.window.empty()) p.window.back().top = true;
   return p;
+}
+
+// ⌈T/c⌉ windows of c bits, the top one holding what is left.
+inline WindowPlan make_window_plan(unsigned bits, unsigned c) {
+  c = std::clamp(c, 1u, std::max(1u, bits));
+  std::vector<unsigned> widths;
+  for (unsigned o = 0; o < bits; o += c) widths.push_back(std::min(c, bits - o));
+  return make_window_plan(bits, widths);
+}
+
+// W windows: the top one of `top` bits, the others sharing the rest as evenly as possible
+// (wider ones lowest).
+inline std::vector<unsigned> even_widths(unsigned bits, unsigned windows, unsigned top) {
+  std::vector<unsigned> widths;
+  if (windows == 1) return {bits};
+  const unsigned rest = bits - top, q = rest / (windows - 1), r = rest % (windows - 1);
+  for (unsigned w = 0; w + 1 < windows; ++w) widths.push_back(q + (w < r ? 1 : 0));
+  widths.push_back(top);
+  return widths;
 }
 
 // Bits [lo, lo + width) of a little-endian limb array, width <= 32.
@@ -49,33 +79,32 @@ inline std::uint64_t bits_at(const std::array<std::uint64_t, L>& k, unsigned lo,
   return v & ((std::uint64_t{1} << width) - 1);
 }
 
-// The digit of window w of scalar k under plan p.
+// The digit of scalar k in window w.
 template <std::size_t L>
-inline std::int64_t window_digit(const std::array<std::uint64_t, L>& k, const WindowPlan& p,
-                                 unsigned w) {
-  const unsigned lo = p.offset(w), width = p.width(w);
+inline std::int64_t window_digit(const std::array<std::uint64_t, L>& k, const Window& w) {
   // bits = v·2 + b (b = 0 for the lowest window)
-  const std::uint64_t bits = lo == 0 ? bits_at(k, 0, width) << 1 : bits_at(k, lo - 1, width + 1);
+  const std::uint64_t bits =
+      w.offset == 0 ? bits_at(k, 0, w.width) << 1 : bits_at(k, w.offset - 1, w.width + 1);
   const std::int64_t v_plus_b = static_cast<std::int64_t>((bits >> 1) + (bits & 1));
-  if (p.is_top(w)) return v_plus_b;
-  return v_plus_b - (static_cast<std::int64_t>(bits >> p.c) << p.c);
+  if (w.top) return v_plus_b;
+  return v_plus_b - (static_cast<std::int64_t>(bits >> w.width) << w.width);
 }
 
-// Relative costs for choosing c, in units of one batch-affine addition (calibrated with
-// tests/bench/msm_bench.cpp, see docs/msm.md).
+// Relative costs for choosing the windows, in units of one batch-affine addition
+// (calibrated with BM_msm_g1_window, see docs/msm.md).
 struct MsmCostModel {
   double per_point_window = 0.06;  // digit, counting sort, fetch: per point and window
   double per_bucket = 0.03;        // histogram scan, segment bookkeeping: per bucket
   double reduce_per_bucket = 2.1;  // the two reduction additions of a non-empty bucket
   double per_window = 400;         // a few inversions per window (tree levels, reduction)
 
-  // Expected cost of m points with T-bit scalars at width c.
-  double cost(std::size_t m, unsigned bits, unsigned c) const {
-    const WindowPlan p = make_window_plan(bits, c);
+  // Expected cost of m points (all digits non-zero) under plan p. A window of B buckets
+  // fills about B(1 − e^(−m/B)) of them, and the first point of a bucket costs nothing.
+  double cost(std::size_t m, const WindowPlan& p) const {
     double total = 0;
     const double md = static_cast<double>(m);
-    for (unsigned w = 0; w < p.windows; ++w) {
-      const double b = p.buckets(w);
+    for (const Window& w : p.window) {
+      const double b = w.buckets();
       const double nonempty = b * -std::expm1(-md / b);
       total += (md - nonempty) + reduce_per_bucket * nonempty + per_point_window * md +
                per_bucket * b + per_window;
@@ -83,14 +112,24 @@ struct MsmCostModel {
     return total;
   }
 
-  unsigned best_window(std::size_t m, unsigned bits, unsigned max_c = 22) const {
-    unsigned best = 1;
-    double best_cost = cost(m, bits, 1);
-    for (unsigned c = 2; c <= std::min(max_c, bits); ++c) {
-      const double v = cost(m, bits, c);
-      if (v < best_cost) {
-        best_cost = v;
-        best = c;
+  // The cheapest plan of evenly shared windows of at most max_width bits.
+  WindowPlan best_plan(std::size_t m, unsigned bits, unsigned max_width = 22) const {
+    WindowPlan best = make_window_plan(bits, 1u);
+    double best_cost = cost(m, best);
+    for (unsigned windows = (bits + max_width - 1) / max_width; windows <= bits; ++windows) {
+      const unsigned avg = (bits + windows - 1) / windows;
+      if (avg < 3 && windows > 1) break;  // narrower windows never pay
+      for (unsigned top = avg > 2 ? avg - 2 : 1; top <= std::min(avg + 1, bits); ++top) {
+        if (windows > 1 && bits - top < windows - 1) continue;
+        if (windows == 1 && top != bits) continue;
+        const auto widths = even_widths(bits, windows, top);
+        if (*std::max_element(widths.begin(), widths.end()) > max_width) continue;
+        const WindowPlan p = make_window_plan(bits, widths);
+        const double v = cost(m, p);
+        if (v < best_cost) {
+          best_cost = v;
+          best = p;
+        }
       }
     }
     return best;

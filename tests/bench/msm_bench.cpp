@@ -9,16 +9,20 @@
 //   BM_msm_g1_noglv/<log2 n>      one thread, without the GLV split
 //   BM_msm_g2/<log2 n>, BM_msm_g2_mt/<log2 n>
 //   BM_batch_add_g1/<log2 n>      one thread, half the bits set; per selected point
+//
+// Times are manual: one-thread benchmarks (and their t_add) use the thread's CPU time, so a
+// shared machine's preemption does not inflate them; pool benchmarks use wall time.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <random>
 #include <span>
 #include <vector>
+
+#include <time.h>
 
 #include "core/curve/g1.hpp"
 #include "core/curve/g2.hpp"
@@ -38,28 +42,36 @@ curve::Affine<Curve> generator() {
   else return curve::g2_generator();
 }
 
+// The clock of a benchmark: the calling thread's CPU time when everything runs on it, wall
+// time when a pool shares the work.
+double now_seconds(bool thread_cpu) {
+  timespec ts;
+  clock_gettime(thread_cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 // Seconds per Jacobian mixed addition on a dependent chain (the shape of BM_g1_add_mixed):
-// the best of a few short runs, measured once per process.
+// the best of a few short runs, measured once per process and clock.
 template <class Curve>
-double mixed_add_seconds() {
-  static const double seconds = [] {
+double mixed_add_seconds(bool thread_cpu) {
+  static const auto measure = [](bool cpu) {
     using Jac = curve::Jacobian<Curve>;
     const auto q = generator<Curve>();
     Jac acc = Jac::from_affine(q).dbl().dbl();
     double best = 1e9;
     for (int rep = 0; rep < 7; ++rep) {
       constexpr int kIters = 20000;
-      const auto t0 = std::chrono::steady_clock::now();
+      const double t0 = now_seconds(cpu);
       for (int i = 0; i < kIters; ++i) {
         acc = acc.add_mixed(q);
         benchmark::DoNotOptimize(acc);
       }
-      const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-      best = std::min(best, dt.count() / kIters);
+      best = std::min(best, (now_seconds(cpu) - t0) / kIters);
     }
     return best;
-  }();
-  return seconds;
+  };
+  static const double cpu = measure(true), wall = measure(false);
+  return thread_cpu ? cpu : wall;
 }
 
 // 2^log_n distinct subgroup points, cached per group: a chain P + i·S of mixed additions,
@@ -115,14 +127,17 @@ void run_msm(benchmark::State& state, unsigned threads, const msm::MsmConfig& cf
   const unsigned log_n = static_cast<unsigned>(state.range(0));
   const auto b = bases<Curve>(log_n);
   const auto k = scalars(log_n);
-  const double t_add = mixed_add_seconds<Curve>();
   parallel::ThreadPool pool(threads, "msm-bench");
+  const bool thread_cpu = pool.size() == 1;
+  const double t_add = mixed_add_seconds<Curve>(thread_cpu);
   double total = 0;
   for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = now_seconds(thread_cpu);
     auto r = msm::msm<Curve>(b, k, pool, cfg);
     benchmark::DoNotOptimize(r);
-    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double dt = now_seconds(thread_cpu) - t0;
+    state.SetIterationTime(dt);
+    total += dt;
   }
   set_counters(state, total, b.size(), t_add);
   state.counters["threads"] = pool.size();
@@ -153,27 +168,29 @@ void BM_batch_add_g1(benchmark::State& state) {
     w = rng();
     selected += static_cast<std::size_t>(std::popcount(w));
   }
-  const double t_add = mixed_add_seconds<G1Curve>();
+  const double t_add = mixed_add_seconds<G1Curve>(true);
   parallel::ThreadPool pool(1, "msm-bench");
   double total = 0;
   for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = now_seconds(true);
     auto r = msm::batch_add<G1Curve>(b, bitmap, pool);
     benchmark::DoNotOptimize(r);
-    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double dt = now_seconds(true) - t0;
+    state.SetIterationTime(dt);
+    total += dt;
   }
   set_counters(state, total, selected, t_add);
 }
 
 }  // namespace
 
-BENCHMARK(BM_msm_g1)->DenseRange(10, 18, 2)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_msm_g1_mt)->DenseRange(10, 22, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_msm_g1_noglv)->DenseRange(12, 18, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_msm_g1)->DenseRange(10, 18, 2)->Arg(20)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_msm_g1_mt)->DenseRange(10, 22, 2)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_msm_g1_noglv)->DenseRange(12, 18, 2)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_msm_g1_window)
     ->ArgsProduct({{12, 16, 18}, benchmark::CreateDenseRange(6, 20, 1)})
     ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK(BM_msm_g2)->DenseRange(10, 16, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_msm_g2_mt)->DenseRange(10, 18, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_batch_add_g1)->DenseRange(12, 20, 4)->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->UseManualTime();
+BENCHMARK(BM_msm_g2)->DenseRange(10, 16, 2)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_msm_g2_mt)->DenseRange(10, 18, 2)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_batch_add_g1)->DenseRange(12, 20, 4)->Unit(benchmark::kMillisecond)->UseManualTime();

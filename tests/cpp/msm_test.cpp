@@ -13,6 +13,7 @@
 #include "core/curve/g2.hpp"
 #include "core/curve/scalar_mul.hpp"
 #include "core/msm/glv.hpp"
+#include "core/msm/inverse.hpp"
 #include "core/msm/msm.hpp"
 #include "core/msm/windows.hpp"
 #include "core/parallel/thread_pool.hpp"
@@ -177,8 +178,17 @@ TEST(MsmGlv, LambdaMapIsMultiplicationByXSquared) {
 TEST(MsmWindows, DigitsTelescopeToTheScalar) {
   auto rng = rng_for("digits");
   for (unsigned bits : {1u, 2u, 5u, 64u, 127u, 128u}) {
-    for (unsigned c = 1; c <= 24; ++c) {
-      const msm::WindowPlan plan = msm::make_window_plan(bits, c);
+    std::vector<msm::WindowPlan> plans;
+    for (unsigned c = 1; c <= 24; ++c) plans.push_back(msm::make_window_plan(bits, c));
+    for (std::size_t m : {2, 100, 1 << 12, 1 << 17, 1 << 21, 1 << 25})
+      plans.push_back(msm::MsmCostModel{}.best_plan(m, bits));  // uneven widths
+    for (const auto& plan : plans) {
+      unsigned covered = 0;
+      for (const auto& w : plan.window) {
+        ASSERT_EQ(w.offset, covered);
+        covered += w.width;
+      }
+      ASSERT_EQ(covered, bits);
       for (int i = 0; i < 50; ++i) {
         u128 k = (static_cast<u128>(rng()) << 64) | rng();
         if (bits < 128) k &= (u128{1} << bits) - 1;
@@ -186,17 +196,35 @@ TEST(MsmWindows, DigitsTelescopeToTheScalar) {
         const std::array<std::uint64_t, 2> limbs = {static_cast<std::uint64_t>(k),
                                                     static_cast<std::uint64_t>(k >> 64)};
         u128 sum = 0;
-        for (unsigned w = 0; w < plan.windows; ++w) {
-          const std::int64_t d = msm::window_digit(limbs, plan, w);
-          const std::int64_t bound = plan.buckets(w);
+        for (const msm::Window& w : plan.window) {
+          const std::int64_t d = msm::window_digit(limbs, w);
+          const std::int64_t bound = w.buckets();
           ASSERT_LE(d, bound);
-          ASSERT_GE(d, plan.is_top(w) ? 0 : -bound);
-          sum += static_cast<u128>(static_cast<__int128>(d)) << plan.offset(w);
+          ASSERT_GE(d, w.top ? 0 : -bound);
+          sum += static_cast<u128>(static_cast<__int128>(d)) << w.offset;
         }
-        ASSERT_TRUE(sum == k) << "bits=" << bits << " c=" << c;
+        ASSERT_TRUE(sum == k) << "bits=" << bits << " windows=" << plan.windows();
       }
     }
   }
+}
+
+TEST(MsmInverse, VartimeMatchesFermat) {
+  auto rng = rng_for("inverse");
+  using field::Fp;
+  using field::Fr;
+  std::vector<Fp> xs = {Fp::one(), -Fp::one(), Fp::from_u64(2), Fp::from_u64(3),
+                        Fp::from_mont(field::BigInt<6>{1, 0, 0, 0, 0, 0})};
+  for (int i = 0; i < 2000; ++i) xs.push_back(Fp::random(rng));
+  for (const Fp& x : xs) ASSERT_EQ(msm::inverse_vartime(x), x.inverse());
+  EXPECT_TRUE(msm::inverse_vartime(Fp::zero()).is_zero());
+  for (int i = 0; i < 500; ++i) {
+    const Fr x = Fr::random(rng);
+    ASSERT_EQ(msm::inverse_vartime(x), x.inverse());
+    const field::Fp2 y = field::Fp2::random(rng);
+    ASSERT_EQ(msm::inverse_vartime(y), y.inverse());
+  }
+  EXPECT_EQ(msm::inverse_vartime(-Fr::one()), (-Fr::one()).inverse());
 }
 
 // ---- MSM against the reference ----
