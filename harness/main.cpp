@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "harness/commands.hpp"
+#include "harness/provenance.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"prooflab: a benchmarking harness for GPU Groth16 provers (BLS12-381)"};
@@ -11,6 +12,8 @@ int main(int argc, char** argv) {
   prooflab::harness::add_setup_command(app);
   prooflab::harness::add_prove_command(app);
   prooflab::harness::add_verify_command(app);
+  prooflab::harness::add_batch_command(app);
+  prooflab::harness::remember_command_line(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -12,7 +12,7 @@
 #include "harness/circuit_options.hpp"
 #include "harness/commands.hpp"
 #include "harness/param_cache.hpp"
-#include "harness/proof_bundle.hpp"
+#include "core/groth16/proof_bundle.hpp"
 
 namespace prooflab::harness {
 namespace {
@@ -53,7 +53,7 @@ void add_prove_command(CLI::App& app) {
         load_or_generate_params(dir, o->circuit, o->constraints, cs, pool, !*no_setup, std::nullopt);
     std::printf("prove: parameters %s\n", params.path.c_str());
 
-    ProofBundle bundle{o->circuit, o->constraints, groth16::circuit_shape(cs).shape_hash, {}, {}};
+    groth16::ProofBundle bundle{o->circuit, o->constraints, groth16::circuit_shape(cs).shape_hash, {}, {}};
     std::mt19937_64 rng(std::random_device{}());
     groth16::StageTimes sum;
     for (std::uint32_t p = 0; p < o->partitions; ++p) {
@@ -71,7 +71,7 @@ void add_prove_command(CLI::App& app) {
                      &groth16::StageTimes::b_g2_msm_s, &groth16::StageTimes::epilogue_s})
         sum.*m += t.*m;
     }
-    write_proof_bundle(*out_dir, bundle);
+    groth16::write_proof_bundle(*out_dir, bundle);
     const double total = sum.total_s();
     const double per_core =
         static_cast<double>(cs.num_constraints) * o->partitions / total / pool.size();

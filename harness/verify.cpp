@@ -8,7 +8,7 @@
 #include "core/groth16/verifier.hpp"
 #include "harness/commands.hpp"
 #include "harness/param_cache.hpp"
-#include "harness/proof_bundle.hpp"
+#include "core/groth16/proof_bundle.hpp"
 
 namespace prooflab::harness {
 
@@ -21,7 +21,7 @@ void add_verify_command(CLI::App& app) {
   cmd->add_option("--inputs", *inputs, "public inputs JSON")->capture_default_str();
   cmd->add_option("--param-dir", *param_dir, "parameter cache directory");
   cmd->callback([proof, inputs, param_dir] {
-    const auto bundle = read_proof_bundle(*proof, *inputs);
+    const auto bundle = groth16::read_proof_bundle(*proof, *inputs);
     parallel::ThreadPool pool(0);
     const auto circuit = circuits::make_circuit(bundle.circuit, bundle.constraints, 0);
     const auto cs = circuits::synthesize_shape(*circuit);

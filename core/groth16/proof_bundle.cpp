@@ -1,4 +1,4 @@
-#include "harness/proof_bundle.hpp"
+#include "core/groth16/proof_bundle.hpp"
 
 #include <fstream>
 #include <iterator>
@@ -7,7 +7,7 @@
 
 #include "core/curve/serialize.hpp"
 
-namespace prooflab::harness {
+namespace prooflab::groth16 {
 
 namespace fs = std::filesystem;
 using field::Fr;
@@ -41,7 +41,7 @@ void write_proof_bundle(const fs::path& dir, const ProofBundle& b) {
   {
     std::ofstream out(dir / "proof.bin", std::ios::binary | std::ios::trunc);
     for (const auto& p : b.proofs) {
-      const auto bytes = groth16::serialize_proof(p);
+      const auto bytes = serialize_proof(p);
       out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     }
     if (!out) throw std::runtime_error("cannot write " + (dir / "proof.bin").string());
@@ -88,18 +88,18 @@ ProofBundle read_proof_bundle(const fs::path& proof_file, const fs::path& inputs
   std::ifstream pf(proof_file, std::ios::binary);
   if (!pf) throw std::runtime_error("cannot open " + proof_file.string());
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(pf)), {});
-  if (bytes.size() % groth16::kProofBytes != 0)
+  if (bytes.size() % kProofBytes != 0)
     throw std::runtime_error(proof_file.string() + ": " + std::to_string(bytes.size()) +
                              " bytes is not a whole number of 192-byte proofs");
-  const std::size_t n = bytes.size() / groth16::kProofBytes;
+  const std::size_t n = bytes.size() / kProofBytes;
   if (n != b.public_inputs.size())
     throw std::runtime_error(proof_file.string() + " holds " + std::to_string(n) +
                              " partition proofs but " + inputs_file.string() + " lists " +
                              std::to_string(b.public_inputs.size()) + " partitions");
   for (std::size_t p = 0; p < n; ++p) {
     try {
-      b.proofs.push_back(groth16::deserialize_proof(
-          std::span<const std::uint8_t, groth16::kProofBytes>(bytes.data() + p * 192, 192)));
+      b.proofs.push_back(deserialize_proof(
+          std::span<const std::uint8_t, kProofBytes>(bytes.data() + p * 192, 192)));
     } catch (const curve::DecodeError& e) {
       throw std::runtime_error(proof_file.string() + ": partition " + std::to_string(p) + ": " +
                                e.what());
@@ -108,4 +108,4 @@ ProofBundle read_proof_bundle(const fs::path& proof_file, const fs::path& inputs
   return b;
 }
 
-}  // namespace prooflab::harness
+}  // namespace prooflab::groth16

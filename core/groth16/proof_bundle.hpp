@@ -11,13 +11,13 @@
 #include "core/field/fr.hpp"
 #include "core/groth16/proof.hpp"
 
-namespace prooflab::harness {
+namespace prooflab::groth16 {
 
 struct ProofBundle {
   std::string circuit;
   std::uint64_t constraints = 0;
   std::uint64_t shape_hash = 0;
-  std::vector<groth16::Proof> proofs;                 // one per partition
+  std::vector<Proof> proofs;                 // one per partition
   std::vector<std::vector<field::Fr>> public_inputs;  // one list per partition (without ONE)
 };
 
@@ -31,4 +31,4 @@ ProofBundle read_proof_bundle(const std::filesystem::path& proof_file,
 std::string fr_to_hex(const field::Fr& x);
 field::Fr fr_from_hex(const std::string& hex, const std::string& where);
 
-}  // namespace prooflab::harness
+}  // namespace prooflab::groth16

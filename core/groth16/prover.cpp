@@ -126,7 +126,10 @@ template curve::G2Jacobian query_sum(const std::vector<curve::G2Affine>&,
                                      const QueryPlan<curve::G2Curve>&, parallel::ThreadPool&);
 
 GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const MsmPlan& plan,
-                       parallel::ThreadPool& pool, StageTimes* times) {
+                       parallel::ThreadPool& pool, StageTimes* times,
+                       const SubstageHook& on_substage) {
+  StageTimes local;
+  if (!times) times = &local;
   GpuPhaseSums sums;
   std::vector<msm::Scalar> h;
   {
@@ -140,6 +143,7 @@ GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const M
                                std::to_string(pk.h.size()) + " H bases");
     sums.h = msm::msm<curve::G1Curve>(pk.h, h, pool);
   }
+  if (on_substage) on_substage("ntt_h", times->ntt_h_s + times->msm_h_s);
   curve::G1Jacobian ones_l, ones_a, ones_b;
   {
     Stopwatch sw(field_of(times, &StageTimes::batch_add_s));
@@ -147,6 +151,7 @@ GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const M
     ones_a = msm::batch_add<curve::G1Curve>(pk.a, plan.a.ones, pool);
     ones_b = msm::batch_add<curve::G1Curve>(pk.b_g1, plan.b_g1.ones, pool);
   }
+  if (on_substage) on_substage("batch_add", times->batch_add_s);
   {
     Stopwatch sw(field_of(times, &StageTimes::tail_msm_s));
     sums.l = ones_l.add(msm::msm<curve::G1Curve>(plan.l.tail_bases, plan.l.tail_scalars, pool));
@@ -154,6 +159,7 @@ GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const M
     sums.b_g1 =
         ones_b.add(msm::msm<curve::G1Curve>(plan.b_g1.tail_bases, plan.b_g1.tail_scalars, pool));
   }
+  if (on_substage) on_substage("tail_msm", times->tail_msm_s);
   return sums;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -69,9 +70,14 @@ struct StageTimes {
   }
 };
 
-// The GPU phase on the CPU backend: H, batch additions and tail MSMs for L, A, B_G1.
+// Called as each GPU sub-stage ends, with its duration: "ntt_h" (the NTTs and the MSM of H,
+// the reference's ntt_msm_h), "batch_add", "tail_msm".
+using SubstageHook = std::function<void(const char* substage, double seconds)>;
+
+// The GPU phase on the CPU: H, batch additions and tail MSMs for L, A, B_G1.
 GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const MsmPlan& plan,
-                       parallel::ThreadPool& pool, StageTimes* times = nullptr);
+                       parallel::ThreadPool& pool, StageTimes* times = nullptr,
+                       const SubstageHook& on_substage = {});
 
 // b_g2_msm: the G2 query (batch addition + tail MSM) on the groth16 pool.
 curve::G2Jacobian b_g2_msm(const ProvingKey& pk, const MsmPlan& plan,

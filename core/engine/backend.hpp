@@ -1,0 +1,70 @@
+// The backend interface of the GPU phase (DESIGN.md §1 stage 3): device memory (allocate /
+// upload / free / synchronise / pool trim) and the compute (NTT/H, batch additions, tail
+// MSMs). The CPU backend implements it with an emulated device; the CUDA backend with the
+// real one. The engine's lock policies only ever talk to this interface, so every policy
+// runs — and is tested — without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/groth16/keys.hpp"
+#include "core/groth16/prover.hpp"
+
+namespace prooflab::engine {
+
+// Out of device memory: names the stage, the request and the budget.
+class OutOfDeviceMemory : public std::runtime_error {
+ public:
+  OutOfDeviceMemory(int device, const std::string& stage, std::uint64_t request,
+                    std::uint64_t used, std::uint64_t budget)
+      : std::runtime_error("out of device memory on device " + std::to_string(device) + " in " +
+                           stage + ": requested " + std::to_string(request) + " bytes with " +
+                           std::to_string(used) + " of " + std::to_string(budget) + " in use"),
+        request_(request) {}
+  std::uint64_t request() const { return request_; }
+
+ private:
+  std::uint64_t request_;
+};
+
+// A partition's inputs resident on a device (a, b, c of the QAP, MSM scratch). Freed —
+// and its memory returned to the device — when destroyed.
+class DeviceBuffers {
+ public:
+  virtual ~DeviceBuffers() = default;
+  virtual std::uint64_t bytes() const = 0;
+};
+
+// Called as each GPU sub-stage ends: "ntt_h", "batch_add", "tail_msm" with its duration.
+using SubstageCallback = std::function<void(const char* name, std::int64_t dur_us)>;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual int num_devices() const = 0;
+  virtual std::uint64_t vram_budget(int device) const = 0;
+  virtual std::uint64_t vram_used(int device) const = 0;
+  // Device memory a partition of this size needs (inputs + scratch).
+  virtual std::uint64_t partition_vram_bytes(std::size_t domain_size) const = 0;
+
+  // Allocates the partition's device memory and uploads a, b, c. Throws OutOfDeviceMemory.
+  virtual std::unique_ptr<DeviceBuffers> stage(int device, const groth16::SynthesizedPartition& part,
+                                               const char* stage_name) = 0;
+  // Device-global operations, as CUDA's are: they wait for all work in flight on the device
+  // (other workers' uploads and kernels included).
+  virtual void synchronize(int device) = 0;
+  virtual void trim_pool(int device) = 0;
+
+  // The GPU phase on staged buffers: H (NTT), MSM of H, batch additions and tail MSMs of L,
+  // A and B_G1.
+  virtual groth16::GpuPhaseSums run_gpu_phase(int device, const groth16::ProvingKey& pk,
+                                              DeviceBuffers& buffers, const groth16::MsmPlan& plan,
+                                              const SubstageCallback& on_substage) = 0;
+};
+
+}  // namespace prooflab::engine

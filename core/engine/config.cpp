@@ -1,0 +1,162 @@
+#include "core/engine/config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+
+namespace prooflab::engine {
+namespace {
+
+[[noreturn]] void bad(const std::string& key, const std::string& value, const std::string& accepted) {
+  throw ConfigError("config key '" + key + "': bad value '" + value + "' (accepted: " + accepted + ")");
+}
+
+std::uint64_t parse_uint(const std::string& key, const std::string& v, std::uint64_t lo,
+                         std::uint64_t hi) {
+  const std::string range = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (v.empty() || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
+    bad(key, v, range);
+  std::uint64_t x = 0;
+  try {
+    x = std::stoull(v);
+  } catch (const std::exception&) {
+    bad(key, v, range);
+  }
+  if (x < lo || x > hi) bad(key, v, range);
+  return x;
+}
+
+bool parse_bool(const std::string& key, const std::string& v) {
+  if (v == "on" || v == "true" || v == "1" || v == "yes") return true;
+  if (v == "off" || v == "false" || v == "0" || v == "no") return false;
+  bad(key, v, "on | off (or true | false)");
+}
+
+}  // namespace
+
+const char* to_string(LockPolicy p) {
+  switch (p) {
+    case LockPolicy::kSingle: return "single";
+    case LockPolicy::kTwoLock: return "two_lock";
+    case LockPolicy::kNone: return "none";
+  }
+  return "?";
+}
+
+const char* to_string(DeallocPolicy p) {
+  switch (p) {
+    case DeallocPolicy::kAsync: return "async";
+    case DeallocPolicy::kSerialized: return "serialized";
+    case DeallocPolicy::kInline: return "inline";
+  }
+  return "?";
+}
+
+std::uint64_t parse_bytes(const std::string& key, const std::string& text) {
+  std::size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  const std::string digits = text.substr(0, i), unit = text.substr(i);
+  static const std::map<std::string, std::uint64_t> units = {
+      {"", 1},          {"B", 1},
+      {"K", 1ull << 10}, {"KiB", 1ull << 10}, {"KB", 1ull << 10},
+      {"M", 1ull << 20}, {"MiB", 1ull << 20}, {"MB", 1ull << 20},
+      {"G", 1ull << 30}, {"GiB", 1ull << 30}, {"GB", 1ull << 30},
+      {"T", 1ull << 40}, {"TiB", 1ull << 40}, {"TB", 1ull << 40}};
+  const auto it = units.find(unit);
+  if (digits.empty() || it == units.end())
+    bad(key, text, "a byte count such as 1048576, 512MiB, 16GiB (binary units)");
+  return parse_uint(key, digits, 0, (~0ull) / it->second) * it->second;
+}
+
+std::vector<std::string> EngineConfig::keys() {
+  return {"circuit",     "constraints", "partitions",      "count",         "concurrency",
+          "seed",        "verify",      "backend",         "lock_policy",   "dealloc_policy",
+          "gpu_threads", "synth_threads", "device_threads", "throttle",
+          "gpu_workers_per_device",     "devices",         "vram_limit",    "host_mem_budget",
+          "record"};
+}
+
+void EngineConfig::set(const std::string& key, const std::string& v) {
+  if (key == "circuit") {
+    static const std::vector<std::string> ok = {"porep-like", "tiny", "sha256", "poseidon-merkle"};
+    if (std::find(ok.begin(), ok.end(), v) == ok.end()) bad(key, v, "porep-like | tiny | sha256 | poseidon-merkle");
+    circuit = v;
+  } else if (key == "constraints") {
+    constraints = parse_uint(key, v, 1, 1ull << 28);
+  } else if (key == "partitions") {
+    partitions = static_cast<std::uint32_t>(parse_uint(key, v, 1, 1000));
+  } else if (key == "count") {
+    count = static_cast<std::uint32_t>(parse_uint(key, v, 1, 1000000));
+  } else if (key == "concurrency") {
+    concurrency = static_cast<std::uint32_t>(parse_uint(key, v, 1, 10000));
+  } else if (key == "seed") {
+    seed = parse_uint(key, v, 0, ~0ull);
+  } else if (key == "verify") {
+    verify = parse_bool(key, v);
+  } else if (key == "backend") {
+    if (v != "cpu" && v != "cuda") bad(key, v, "cpu | cuda");
+    backend = v;
+  } else if (key == "lock_policy") {
+    if (v == "single") lock_policy = LockPolicy::kSingle;
+    else if (v == "two_lock") lock_policy = LockPolicy::kTwoLock;
+    else if (v == "none") lock_policy = LockPolicy::kNone;
+    else bad(key, v, "single | two_lock | none");
+  } else if (key == "dealloc_policy") {
+    if (v == "async") dealloc_policy = DeallocPolicy::kAsync;
+    else if (v == "serialized") dealloc_policy = DeallocPolicy::kSerialized;
+    else if (v == "inline") dealloc_policy = DeallocPolicy::kInline;
+    else bad(key, v, "async | serialized | inline");
+  } else if (key == "gpu_threads") {
+    gpu_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+  } else if (key == "synth_threads") {
+    synth_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+  } else if (key == "device_threads") {
+    device_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+  } else if (key == "throttle") {
+    throttle = parse_bool(key, v);
+  } else if (key == "gpu_workers_per_device") {
+    gpu_workers_per_device = static_cast<std::uint32_t>(parse_uint(key, v, 1, 64));
+  } else if (key == "devices") {
+    devices = static_cast<std::uint32_t>(parse_uint(key, v, 1, 64));
+  } else if (key == "vram_limit") {
+    vram_limit = parse_bytes(key, v);
+  } else if (key == "host_mem_budget") {
+    host_mem_budget = parse_bytes(key, v);
+  } else if (key == "record") {
+    record = parse_bool(key, v);
+  } else {
+    std::string all;
+    for (const auto& k : keys()) all += (all.empty() ? "" : ", ") + k;
+    throw ConfigError("unknown config key '" + key + "' (known keys: " + all + ")");
+  }
+}
+
+void EngineConfig::validate() const {
+  if (concurrency > count)
+    throw ConfigError("config: concurrency (" + std::to_string(concurrency) +
+                      ") must not exceed count (" + std::to_string(count) + ")");
+}
+
+nlohmann::json EngineConfig::to_json() const {
+  return {{"circuit", circuit},
+          {"constraints", constraints},
+          {"partitions", partitions},
+          {"count", count},
+          {"concurrency", concurrency},
+          {"seed", seed},
+          {"verify", verify},
+          {"backend", backend},
+          {"lock_policy", to_string(lock_policy)},
+          {"dealloc_policy", to_string(dealloc_policy)},
+          {"gpu_threads", gpu_threads},
+          {"synth_threads", synth_threads},
+          {"device_threads", device_threads},
+          {"throttle", throttle},
+          {"gpu_workers_per_device", gpu_workers_per_device},
+          {"devices", devices},
+          {"vram_limit", vram_limit == 0 ? nlohmann::json(nullptr) : nlohmann::json(vram_limit)},
+          {"host_mem_budget", host_mem_budget},
+          {"record", record}};
+}
+
+}  // namespace prooflab::engine

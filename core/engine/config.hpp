@@ -1,0 +1,60 @@
+// Every knob of the proving engine, explicit and validated (DESIGN.md §2 "Engine model").
+// Keys are set by name from experiment files and `--set key=value`; an unknown key or a bad
+// value is an error naming the key, the value and what is accepted.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace prooflab::engine {
+
+enum class LockPolicy { kSingle, kTwoLock, kNone };
+enum class DeallocPolicy { kAsync, kSerialized, kInline };
+
+const char* to_string(LockPolicy p);
+const char* to_string(DeallocPolicy p);
+
+class ConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct EngineConfig {
+  // The workload.
+  std::string circuit = "porep-like";
+  std::uint64_t constraints = 1 << 12;
+  std::uint32_t partitions = 10;
+  std::uint32_t count = 1;        // proofs in the batch (c)
+  std::uint32_t concurrency = 1;  // proofs in flight at once (j)
+  std::uint64_t seed = 0;         // witness seed: partition p of job j uses seed + 1000·j + p
+  bool verify = true;             // verify every proof
+  // The system under study.
+  std::string backend = "cpu";    // cpu | cuda
+  LockPolicy lock_policy = LockPolicy::kSingle;
+  DeallocPolicy dealloc_policy = DeallocPolicy::kAsync;
+  std::uint32_t gpu_threads = 0;             // groth16 pool (b_g2_msm); 0 = all cores
+  std::uint32_t synth_threads = 0;           // synthesis pool; 0 = all cores
+  std::uint32_t device_threads = 0;          // CPU backend: threads of the emulated GPU; 0 = all
+  bool throttle = false;                     // synthesis yields while b_g2_msm runs
+  std::uint32_t gpu_workers_per_device = 2;  // gw
+  std::uint32_t devices = 1;
+  std::uint64_t vram_limit = 0;       // bytes of usable device memory; 0 = the device's own
+  std::uint64_t host_mem_budget = 0;  // bytes of synthesized partitions in memory; 0 = auto
+  bool record = true;                 // write the TIMELINE (off: measure its cost)
+
+  // Sets one knob from text; throws ConfigError naming the key and accepted values.
+  void set(const std::string& key, const std::string& value);
+  // Cross-field checks (e.g. concurrency <= count); throws ConfigError.
+  void validate() const;
+  nlohmann::json to_json() const;
+  static std::vector<std::string> keys();
+};
+
+// Parses "1024", "16GiB", "512MiB", "2G" (binary units) into bytes.
+std::uint64_t parse_bytes(const std::string& key, const std::string& text);
+
+}  // namespace prooflab::engine

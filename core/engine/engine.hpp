@@ -1,0 +1,55 @@
+// The proving engine (DESIGN.md §1–2): `count` jobs of `partitions` partition circuits,
+// at most `concurrency` in flight; synthesis lanes bounded by a host-memory budget feed a
+// GPU queue ordered by (job, partition); `gpu_workers_per_device` workers per device run
+// the GPU phase under the lock policy, b_g2_msm on the groth16 pool overlapping the next
+// worker's GPU phase, then the epilogue and the dealloc policy. Every step is recorded in
+// the TIMELINE and in stages.csv.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/engine/backend.hpp"
+#include "core/engine/config.hpp"
+#include "core/groth16/keys.hpp"
+#include "core/r1cs/r1cs.hpp"
+#include "core/trace/run_directory.hpp"
+#include "core/trace/timeline.hpp"
+
+namespace prooflab::engine {
+
+struct JobReport {
+  int job = 0;
+  bool ok = false;
+  std::string reason;  // why it failed
+  double wall_s = 0;   // JOB_SUBMIT .. JOB_DONE / JOB_FAILED
+  double queue_s = 0;  // JOB_SUBMIT .. first SYNTH_START
+  double prove_s = 0;  // first SYNTH_START .. end
+};
+
+struct EngineInputs {
+  const EngineConfig& config;
+  Backend& backend;
+  const groth16::ProvingKey& pk;
+  const r1cs::R1cs& cs;
+  trace::TimelineRecorder& timeline;
+  trace::RunDirectory* run_dir = nullptr;  // stages.csv and proofs/ when set
+  // Called on the engine's threads as each job ends (serialised; keep it short).
+  std::function<void(const JobReport&, std::size_t done, std::size_t total)> on_job_end;
+  // Set to stop submitting jobs (SIGINT); jobs in flight still finish.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct BatchResult {
+  std::vector<JobReport> jobs;  // in completion order
+  bool interrupted = false;
+  nlohmann::json summary;       // summary.json of docs/run-directory.md
+};
+
+BatchResult run_batch(const EngineInputs& in);
+
+}  // namespace prooflab::engine

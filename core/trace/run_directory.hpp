@@ -1,0 +1,56 @@
+// A run directory (docs/run-directory.md): run.json written at the start with status
+// "running" and rewritten at the end, stages.csv appended one row per partition,
+// proofs/ for the proof bundles, summary.json written last. A run that is killed keeps
+// every row already written; its run.json still says "running", which readers treat as
+// interrupted. SIGINT/SIGTERM are caught by the harness and end the run as "interrupted".
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace prooflab::trace {
+
+struct StageRow {
+  int job = 0, partition = 0, worker = -1, device = -1;
+  bool ok = true;
+  std::optional<std::int64_t> synth_us, prep_msm_us, queue_us, lock_wait_us, prestage_us,
+      ntt_h_us, batch_add_us, tail_msm_us, gpu_total_us, lock_held_us, b_g2_msm_us, epilogue_us,
+      dealloc_us, pre_destructor_us;
+  std::uint64_t host_bytes = 0, vram_peak_bytes = 0;
+  std::string prestage = "empty";
+};
+
+// The host as run.json describes it.
+nlohmann::json host_info();
+std::string iso8601_now();
+
+class RunDirectory {
+ public:
+  // Creates dir (and proofs/), writes run.json with status "running". metadata holds
+  // run_id, git_commit, git_dirty, command, config, gpu, counters.
+  RunDirectory(std::filesystem::path dir, nlohmann::json metadata);
+  ~RunDirectory();
+
+  const std::filesystem::path& path() const { return dir_; }
+  std::filesystem::path timeline_path() const { return dir_ / "timeline.csv"; }
+  std::filesystem::path proofs_dir() const { return dir_ / "proofs"; }
+
+  void append_stage_row(const StageRow& row);
+  // Rewrites run.json with the final status and end time; writes summary.json unless null.
+  void finish(const std::string& status, const nlohmann::json& summary);
+
+ private:
+  void write_json(const std::filesystem::path& p, const nlohmann::json& j);
+
+  std::filesystem::path dir_;
+  nlohmann::json meta_;
+  std::mutex mutex_;
+  std::FILE* stages_ = nullptr;
+};
+
+}  // namespace prooflab::trace

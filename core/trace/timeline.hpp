@@ -1,0 +1,76 @@
+// The TIMELINE recorder: timeline.csv of docs/run-directory.md, microseconds since the run
+// epoch on CLOCK_MONOTONIC (the clock CUPTI is told to use).
+//
+// Recording is cheap by construction: each thread appends to its own single-producer ring
+// (no lock, no allocation on the hot path); a background thread drains the rings every
+// 20 ms into the file and flushes it, so a killed run loses at most the last 20 ms.
+// Per-thread order is kept, which gives the per-worker time order the analysis relies on.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "core/trace/events.hpp"
+
+namespace prooflab::trace {
+
+// µs on CLOCK_MONOTONIC since the given epoch (ns on the same clock).
+std::int64_t monotonic_ns();
+
+struct EventRecord {
+  std::int64_t t_us;
+  std::int32_t job, partition, worker, device;  // -1 = empty field
+  Event event;
+  std::array<char, 87> detail;  // "k=v;k=v", NUL-terminated, truncated if longer
+};
+
+class TimelineRecorder {
+ public:
+  // path empty: recording disabled (record() returns at once; now_us() still works).
+  explicit TimelineRecorder(const std::filesystem::path& path);
+  ~TimelineRecorder();
+  TimelineRecorder(const TimelineRecorder&) = delete;
+  TimelineRecorder& operator=(const TimelineRecorder&) = delete;
+
+  bool enabled() const { return file_ != nullptr; }
+  std::int64_t epoch_ns() const { return epoch_ns_; }
+  std::int64_t now_us() const { return (monotonic_ns() - epoch_ns_) / 1000; }
+
+  // Returns the timestamp it recorded (so callers can compute durations consistently).
+  std::int64_t record(Event e, int job = -1, int partition = -1, int worker = -1, int device = -1,
+                      std::string_view detail = {});
+
+  // Drains every ring into the file and flushes it; the background thread calls it.
+  void flush();
+  // Final flush and close; idempotent.
+  void close();
+
+  std::uint64_t events_recorded() const { return recorded_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Ring;
+  Ring& ring_for_this_thread();
+  void write_row(const EventRecord& r);
+
+  std::FILE* file_ = nullptr;
+  std::int64_t epoch_ns_;
+  std::uint64_t generation_;
+  std::mutex rings_mutex_, file_mutex_;
+  std::vector<std::unique_ptr<Ring>> rings_;
+  std::atomic<std::uint64_t> recorded_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
+  std::thread flusher_;
+};
+
+}  // namespace prooflab::trace
