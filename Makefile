@@ -15,9 +15,13 @@ build: deps
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build --preset $(PRESET)
 
-# The main job: the default experiment on the CPU backend.
+# The main job: the default experiment on the CPU backend, then its report (waterfall
+# PNG/SVG and report.md beside the run directory).
+RUN_ID ?= make-run-$(shell date -u +%Y%m%dT%H%M%SZ)
 run: build
-	$(BUILD_DIR)/bin/prooflab demo
+	$(BUILD_DIR)/bin/prooflab batch --config experiments/default-cpu.toml --out results/runs --run-id $(RUN_ID)
+	$(VENV)/bin/python -m prooflab_analysis report results/runs/$(RUN_ID)
+	@echo "waterfall: results/runs/$(RUN_ID)/report/waterfall.png"
 
 test: build
 	@$(MAKE) --no-print-directory test-cpp test-python PRESET=$(PRESET)

@@ -63,19 +63,19 @@ void add_batch_command(CLI::App& app) {
     bool no_verify = false;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--count", o->count, "proofs in the batch (c)")->capture_default_str();
-  cmd->add_option("--concurrency", o->concurrency, "proofs in flight (j)")->capture_default_str();
+  auto* count_opt = cmd->add_option("--count", o->count, "proofs in the batch (c); default 1 or the config's");
+  auto* conc_opt = cmd->add_option("--concurrency", o->concurrency, "proofs in flight (j); default 1 or the config's");
   cmd->add_option("--config", o->config_file, "engine config (TOML)");
   cmd->add_option("--set", o->sets, "override a config key: --set lock_policy=two_lock");
   cmd->add_flag("--no-verify", o->no_verify, "do not verify the proofs");
   cmd->add_option("--out", o->out, "parent directory of the run directory")->capture_default_str();
   cmd->add_option("--run-id", o->run_id, "run id (default: time, circuit, c, j)");
   cmd->add_option("--param-dir", o->param_dir, "parameter cache directory");
-  cmd->callback([o, &app] {
+  cmd->callback([o, &app, count_opt, conc_opt] {
     engine::EngineConfig cfg;
     if (!o->config_file.empty()) apply_config_file(cfg, o->config_file);
-    cfg.count = o->count;
-    cfg.concurrency = o->concurrency;
+    if (count_opt->count()) cfg.count = o->count;
+    if (conc_opt->count()) cfg.concurrency = o->concurrency;
     apply_overrides(cfg, o->sets);
     if (o->no_verify) cfg.verify = false;
     cfg.validate();

@@ -7,9 +7,9 @@ namespace prooflab::harness {
 namespace {
 
 std::string value_text(const toml::node& node) {
-  if (auto s = node.value<std::string>()) return *s;
-  if (auto b = node.value<bool>()) return *b ? "on" : "off";
-  if (auto i = node.value<std::int64_t>()) return std::to_string(*i);
+  if (node.is_string()) return *node.value<std::string>();
+  if (node.is_boolean()) return *node.value<bool>() ? "on" : "off";
+  if (node.is_integer()) return std::to_string(*node.value<std::int64_t>());
   return {};
 }
 

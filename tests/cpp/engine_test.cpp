@@ -1,0 +1,273 @@
+// The engine's invariants, checked on its own TIMELINE (issue 4): every partition proved
+// once and every proof verified; lock, dealloc and throttle policies do what they say;
+// the two-lock fallback is taken and reported; out-of-memory fails a job, not the batch.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/circuits/circuit.hpp"
+#include "core/engine/cpu_backend.hpp"
+#include "core/engine/engine.hpp"
+#include "core/groth16/setup.hpp"
+
+namespace {
+
+using namespace prooflab;
+namespace fs = std::filesystem;
+
+struct Row {
+  std::int64_t t;
+  std::string event;
+  int job = -1, partition = -1, worker = -1, device = -1;
+  std::string detail;
+};
+
+int opt_int(const std::string& s) { return s.empty() ? -1 : std::stoi(s); }
+
+std::vector<Row> read_timeline(const fs::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "t_us,event,job,partition,worker,device,detail");
+  std::vector<Row> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    while (f.size() < 7) f.emplace_back();
+    rows.push_back({std::stoll(f[0]), f[1], opt_int(f[2]), opt_int(f[3]), opt_int(f[4]), opt_int(f[5]), f[6]});
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.t < b.t; });
+  return rows;
+}
+
+struct Interval {
+  std::int64_t start, end;
+  int job, partition, worker, device;
+};
+
+// Pairs START/END events of one kind per (job, partition).
+std::vector<Interval> intervals(const std::vector<Row>& rows, const std::string& start,
+                                const std::string& end) {
+  std::map<std::pair<int, int>, Row> open;
+  std::vector<Interval> out;
+  for (const auto& r : rows) {
+    if (r.event == start) open[{r.job, r.partition}] = r;
+    if (r.event == end) {
+      const auto it = open.find({r.job, r.partition});
+      EXPECT_NE(it, open.end()) << end << " without " << start;
+      if (it == open.end()) continue;
+      out.push_back({it->second.t, r.t, r.job, r.partition, r.worker, r.device});
+      open.erase(it);
+    }
+  }
+  EXPECT_TRUE(open.empty()) << start << " without " << end;
+  return out;
+}
+
+bool overlaps(const Interval& a, const Interval& b) { return a.start < b.end && b.start < a.end; }
+
+class EngineTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    pool_ = new parallel::ThreadPool(2);
+    circuit_ = circuits::make_circuit("porep-like", 1024, 0).release();
+    cs_ = new r1cs::R1cs(circuits::synthesize_shape(*circuit_));
+    pk_ = new groth16::ProvingKey(groth16::generate_parameters(*cs_, groth16::ToxicWaste::generate(3), *pool_));
+  }
+  static void TearDownTestSuite() {
+    delete pk_;
+    delete cs_;
+    delete circuit_;
+    delete pool_;
+  }
+
+  engine::EngineConfig config() {
+    engine::EngineConfig c;
+    c.circuit = "porep-like";
+    c.constraints = 1024;
+    c.partitions = 3;
+    c.count = 4;
+    c.concurrency = 2;
+    c.synth_threads = 2;
+    c.gpu_threads = 2;
+    c.device_threads = 2;
+    return c;
+  }
+
+  struct Outcome {
+    engine::BatchResult result;
+    std::vector<Row> rows;
+    fs::path dir;
+  };
+
+  Outcome run(const engine::EngineConfig& cfg) {
+    const fs::path dir = fs::temp_directory_path() /
+                         ("prooflab_engine_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
+    fs::remove_all(dir);
+    trace::RunDirectory run_dir(dir, {{"run_id", "test"}, {"config", cfg.to_json()}});
+    trace::TimelineRecorder tl(run_dir.timeline_path());
+    engine::CpuBackend backend(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads);
+    engine::EngineInputs in{cfg, backend, *pk_, *cs_, tl, &run_dir, {}, nullptr};
+    Outcome o{engine::run_batch(in), {}, dir};
+    tl.close();
+    run_dir.finish("complete", o.result.summary);
+    o.rows = read_timeline(run_dir.timeline_path());
+    return o;
+  }
+
+  static inline parallel::ThreadPool* pool_ = nullptr;
+  static inline circuits::Circuit* circuit_ = nullptr;
+  static inline r1cs::R1cs* cs_ = nullptr;
+  static inline groth16::ProvingKey* pk_ = nullptr;
+  static inline int counter_ = 0;
+};
+
+TEST_F(EngineTest, EveryPartitionProvedOnceAndEveryProofVerifies) {
+  const auto cfg = config();
+  const auto o = run(cfg);
+  EXPECT_EQ(o.result.summary["completed"], 4);
+  EXPECT_EQ(o.result.summary["failed"], 0);
+  for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;
+  std::map<std::pair<int, int>, int> gpu_starts;
+  for (const auto& r : o.rows)
+    if (r.event == "GPU_START") ++gpu_starts[{r.job, r.partition}];
+  EXPECT_EQ(gpu_starts.size(), 12u);
+  for (const auto& [k, n] : gpu_starts) EXPECT_EQ(n, 1) << "job " << k.first << " partition " << k.second;
+  for (int j = 0; j < 4; ++j) EXPECT_TRUE(fs::exists(o.dir / "proofs" / ("job_" + std::to_string(j)) / "proof.bin"));
+  // stages.csv: one row per partition, plus the header.
+  std::ifstream stages(o.dir / "stages.csv");
+  EXPECT_EQ(std::count(std::istreambuf_iterator<char>(stages), {}, '\n'), 13);
+}
+
+TEST_F(EngineTest, SingleLockNeverOverlapsAndBG2OverlapsTheNextGpuPhase) {
+  const auto o = run(config());
+  const auto gpu = intervals(o.rows, "GPU_START", "GPU_END");
+  for (std::size_t i = 0; i < gpu.size(); ++i)
+    for (std::size_t k = i + 1; k < gpu.size(); ++k)
+      EXPECT_FALSE(overlaps(gpu[i], gpu[k])) << "GPU phases overlap under lock_policy=single";
+  const auto g2 = intervals(o.rows, "B_G2_MSM_START", "B_G2_MSM_END");
+  std::size_t overlapping = 0;
+  for (const auto& b : g2)
+    for (const auto& g : gpu)
+      if ((g.job != b.job || g.partition != b.partition) && overlaps(b, g)) ++overlapping;
+  EXPECT_GT(overlapping, 0u) << "b_g2_msm never overlapped another worker's GPU phase";
+}
+
+TEST_F(EngineTest, SerializedDeallocationsNeverOverlap) {
+  auto cfg = config();
+  cfg.dealloc_policy = engine::DeallocPolicy::kSerialized;
+  const auto o = run(cfg);
+  const auto d = intervals(o.rows, "DEALLOC_START", "DEALLOC_END");
+  EXPECT_EQ(d.size(), 12u);
+  for (std::size_t i = 0; i < d.size(); ++i)
+    for (std::size_t k = i + 1; k < d.size(); ++k) EXPECT_FALSE(overlaps(d[i], d[k]));
+}
+
+TEST_F(EngineTest, ThrottleBracketsBG2Msm) {
+  auto cfg = config();
+  cfg.throttle = true;
+  const auto o = run(cfg);
+  std::vector<std::pair<std::int64_t, std::int64_t>> windows;
+  std::int64_t on = -1;
+  for (const auto& r : o.rows) {
+    if (r.event == "THROTTLE_ON") {
+      EXPECT_EQ(on, -1) << "THROTTLE_ON twice";
+      on = r.t;
+    } else if (r.event == "THROTTLE_OFF") {
+      ASSERT_NE(on, -1) << "THROTTLE_OFF without ON";
+      windows.emplace_back(on, r.t);
+      on = -1;
+    }
+  }
+  EXPECT_EQ(on, -1);
+  ASSERT_FALSE(windows.empty());
+  for (const auto& b : intervals(o.rows, "B_G2_MSM_START", "B_G2_MSM_END")) {
+    const bool inside = std::any_of(windows.begin(), windows.end(), [&](const auto& w) {
+      return w.first <= b.start && b.end <= w.second;
+    });
+    EXPECT_TRUE(inside) << "b_g2_msm of job " << b.job << " partition " << b.partition
+                        << " outside any throttle window";
+  }
+}
+
+TEST_F(EngineTest, TwoLockWithSmallVramTakesAndReportsTheFallback) {
+  auto cfg = config();
+  cfg.lock_policy = engine::LockPolicy::kTwoLock;
+  cfg.gpu_workers_per_device = 3;
+  engine::CpuBackend probe(1, 0, 1);
+  // Room for exactly one partition's buffers: pre-staging a second never fits.
+  cfg.vram_limit = probe.partition_vram_bytes(1024) + 1;
+  const auto o = run(cfg);
+  EXPECT_EQ(o.result.summary["failed"], 0);
+  std::size_t skip = 0;
+  for (const auto& r : o.rows)
+    if (r.event == "PRESTAGE_END" && r.detail == "prestage=skip_vram") ++skip;
+  EXPECT_GT(skip, 0u) << "the fallback path was never taken";
+  std::ifstream stages(o.dir / "stages.csv");
+  const std::string all((std::istreambuf_iterator<char>(stages)), {});
+  EXPECT_NE(all.find("skip_vram"), std::string::npos);
+}
+
+TEST_F(EngineTest, OutOfDeviceMemoryFailsJobsNotTheBatch) {
+  auto cfg = config();
+  cfg.vram_limit = 1024;  // smaller than any partition
+  const auto o = run(cfg);
+  EXPECT_EQ(o.result.summary["completed"], 0);
+  EXPECT_EQ(o.result.summary["failed"], 4);
+  for (const auto& r : o.result.jobs) {
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.reason.find("out of device memory"), std::string::npos) << r.reason;
+  }
+  std::size_t failed_events = 0;
+  for (const auto& r : o.rows) failed_events += r.event == "JOB_FAILED";
+  EXPECT_EQ(failed_events, 4u);
+}
+
+TEST_F(EngineTest, GpuQueueServesLowestJobAndPartitionFirst) {
+  auto cfg = config();
+  cfg.gpu_workers_per_device = 1;
+  cfg.concurrency = 3;
+  const auto o = run(cfg);
+  std::map<std::pair<int, int>, std::int64_t> queued, picked;
+  for (const auto& r : o.rows) {
+    if (r.event == "GPU_QUEUE") queued[{r.job, r.partition}] = r.t;
+    if (r.event == "GPU_PICKUP") picked[{r.job, r.partition}] = r.t;
+  }
+  for (const auto& [key, t_pick] : picked)
+    for (const auto& [other, t_queue] : queued)
+      if (other < key && t_queue < t_pick) {
+        EXPECT_LE(picked.at(other), t_pick) << "(" << key.first << "," << key.second
+                                            << ") picked before the queued (" << other.first << ","
+                                            << other.second << ")";
+      }
+}
+
+TEST(EngineConfig, RejectsUnknownKeysAndBadValuesNamingThem) {
+  engine::EngineConfig c;
+  try {
+    c.set("lock_policy", "three_lock");
+    FAIL();
+  } catch (const engine::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("single | two_lock | none"), std::string::npos) << e.what();
+  }
+  try {
+    c.set("lockpolicy", "single");
+    FAIL();
+  } catch (const engine::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown config key 'lockpolicy'"), std::string::npos);
+  }
+  EXPECT_THROW(c.set("count", "-3"), engine::ConfigError);
+  EXPECT_THROW(c.set("vram_limit", "16XB"), engine::ConfigError);
+  c.set("vram_limit", "16GiB");
+  EXPECT_EQ(c.vram_limit, 16ull << 30);
+  c.set("count", "2");
+  c.set("concurrency", "3");
+  EXPECT_THROW(c.validate(), engine::ConfigError);
+}
+
+}  // namespace
