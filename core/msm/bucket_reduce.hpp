@@ -98,11 +98,19 @@ curve::Xyzz<Curve> reduce_buckets(std::span<const std::uint32_t> ids,
   std::vector<Point> group_sums(group_ids.size());
   sum_segments<Curve>(ArrayFetch<Point>{sums.data()}, std::span<const std::uint32_t>(entries),
                       std::span<const std::size_t>(offsets), std::span(group_sums), pool, params);
-  const auto high = weighted_sum_running<Curve>(
-      std::span(group_ids).first(high_groups), std::span<const Point>(group_sums).first(high_groups));
-  const auto low = weighted_sum_running<Curve>(
-      std::span(group_ids).subspan(high_groups),
-      std::span<const Point>(group_sums).subspan(high_groups));
+  // The two short running sums are sequential: run them side by side (parallel_for, unlike
+  // submit + get, cannot deadlock when this runs inside a pool task).
+  curve::Xyzz<Curve> parts[2];
+  pool.parallel_for(2, 1, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const std::size_t from = i == 0 ? 0 : high_groups;
+      const std::size_t count = i == 0 ? high_groups : group_ids.size() - high_groups;
+      parts[i] = weighted_sum_running<Curve>(std::span(group_ids).subspan(from, count),
+                                             std::span<const Point>(group_sums).subspan(from, count));
+    }
+  });
+  const auto& high = parts[0];
+  const auto& low = parts[1];
   auto acc = high;
   for (unsigned i = 0; i < s; ++i) acc = acc.dbl();
   return acc.add(low);

@@ -62,6 +62,7 @@ struct BucketLists {
   std::vector<std::size_t> offsets;
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> hist;  // blocks × (buckets + 1) counters, then write cursors
+  std::vector<std::size_t> start;   // per bucket: size, then first entry, then end
 };
 
 template <std::size_t L>
@@ -80,15 +81,23 @@ void sort_into_buckets(std::span<const std::array<std::uint64_t, L>> scalars, co
       }
     }
   });
-  // Bucket starts, then per-block write cursors (bucket-major, block-minor).
+  // Bucket sizes (over the blocks), their prefix sums, then per-block write cursors
+  // (bucket-major, block-minor); the O(blocks × buckets) passes run on the pool.
+  std::vector<std::size_t>& start = out.start;
+  start.assign(buckets, 0);
+  constexpr std::size_t kBucketGrain = 4096;
+  pool.parallel_for(buckets, kBucketGrain, [&](std::size_t k0, std::size_t k1) {
+    for (std::size_t b = 0; b < blocks.count; ++b) {
+      const std::uint32_t* h = out.hist.data() + b * buckets;
+      for (std::size_t k = std::max<std::size_t>(k0, 1); k < k1; ++k) start[k] += h[k];
+    }
+  });
   out.ids.clear();
   out.offsets.clear();
-  std::vector<std::size_t> cursor(buckets);
   std::size_t pos = 0;
   for (std::size_t k = 1; k < buckets; ++k) {
-    std::size_t count = 0;
-    for (std::size_t b = 0; b < blocks.count; ++b) count += out.hist[b * buckets + k];
-    cursor[k] = pos;
+    const std::size_t count = start[k];
+    start[k] = pos;
     if (count) {
       out.ids.push_back(static_cast<std::uint32_t>(k));
       out.offsets.push_back(pos);
@@ -96,14 +105,16 @@ void sort_into_buckets(std::span<const std::array<std::uint64_t, L>> scalars, co
     pos += count;
   }
   out.offsets.push_back(pos);
-  for (std::size_t b = 0; b < blocks.count; ++b) {
-    std::uint32_t* h = out.hist.data() + b * buckets;
-    for (std::size_t k = 1; k < buckets; ++k) {
-      const std::size_t count = h[k];
-      h[k] = static_cast<std::uint32_t>(cursor[k]);
-      cursor[k] += count;
+  pool.parallel_for(buckets, kBucketGrain, [&](std::size_t k0, std::size_t k1) {
+    for (std::size_t b = 0; b < blocks.count; ++b) {
+      std::uint32_t* h = out.hist.data() + b * buckets;
+      for (std::size_t k = std::max<std::size_t>(k0, 1); k < k1; ++k) {
+        const std::size_t count = h[k];
+        h[k] = static_cast<std::uint32_t>(start[k]);
+        start[k] += count;
+      }
     }
-  }
+  });
   out.entries.resize(pos);
   pool.parallel_for(blocks.count, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {

@@ -50,7 +50,7 @@ namespace detail {
 
 // Level 0 reads its points in entry order but from anywhere in memory: prefetch this many
 // entries ahead.
-inline constexpr std::size_t kPrefetchAhead = 12;
+inline constexpr std::size_t kPrefetchAhead = 16;
 
 // A run of entries [begin, end) whose sum goes to *out.
 template <class Point>

@@ -51,27 +51,44 @@ double now_seconds(bool thread_cpu) {
 }
 
 // Seconds per Jacobian mixed addition on a dependent chain (the shape of BM_g1_add_mixed):
-// the best of a few short runs, measured once per process and clock.
+// the best of three short runs. Measured again next to every timed iteration, so that slow
+// drifts in a shared machine's speed cancel in the ratio.
 template <class Curve>
 double mixed_add_seconds(bool thread_cpu) {
-  static const auto measure = [](bool cpu) {
-    using Jac = curve::Jacobian<Curve>;
-    const auto q = generator<Curve>();
-    Jac acc = Jac::from_affine(q).dbl().dbl();
-    double best = 1e9;
-    for (int rep = 0; rep < 7; ++rep) {
-      constexpr int kIters = 20000;
-      const double t0 = now_seconds(cpu);
-      for (int i = 0; i < kIters; ++i) {
-        acc = acc.add_mixed(q);
-        benchmark::DoNotOptimize(acc);
-      }
-      best = std::min(best, (now_seconds(cpu) - t0) / kIters);
+  using Jac = curve::Jacobian<Curve>;
+  const auto q = generator<Curve>();
+  Jac acc = Jac::from_affine(q).dbl().dbl();
+  double best = 1e9;
+  for (int rep = 0; rep < 3; ++rep) {
+    constexpr int kIters = 2000;
+    const double t0 = now_seconds(thread_cpu);
+    for (int i = 0; i < kIters; ++i) {
+      acc = acc.add_mixed(q);
+      benchmark::DoNotOptimize(acc);
     }
-    return best;
-  };
-  static const double cpu = measure(true), wall = measure(false);
-  return thread_cpu ? cpu : wall;
+    best = std::min(best, (now_seconds(thread_cpu) - t0) / kIters);
+  }
+  return best;
+}
+
+// Times one call of fn per iteration and sets adds_per_point = Σ time / Σ (points × t_add),
+// with t_add measured just before each call.
+template <class Curve, class Fn>
+void time_against_mixed_add(benchmark::State& state, bool thread_cpu, std::size_t points,
+                            const Fn& fn) {
+  double total = 0, reference = 0;
+  for (auto _ : state) {
+    reference += static_cast<double>(points) * mixed_add_seconds<Curve>(thread_cpu);
+    const double t0 = now_seconds(thread_cpu);
+    fn();
+    const double dt = now_seconds(thread_cpu) - t0;
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["adds_per_point"] = total / reference;
+  state.counters["ns_per_point"] = 1e9 * total / iters / static_cast<double>(points);
+  state.counters["t_add_ns"] = 1e9 * reference / iters / static_cast<double>(points);
 }
 
 // 2^log_n distinct subgroup points, cached per group: a chain P + i·S of mixed additions,
@@ -114,32 +131,16 @@ std::span<const Scalar> scalars(unsigned log_n) {
   return std::span<const Scalar>(cache).first(n);
 }
 
-void set_counters(benchmark::State& state, double seconds_total, std::size_t points,
-                  double add_seconds) {
-  const double per_iter = seconds_total / static_cast<double>(state.iterations());
-  state.counters["adds_per_point"] = per_iter / (static_cast<double>(points) * add_seconds);
-  state.counters["ns_per_point"] = 1e9 * per_iter / static_cast<double>(points);
-  state.counters["t_add_ns"] = 1e9 * add_seconds;
-}
-
 template <class Curve>
 void run_msm(benchmark::State& state, unsigned threads, const msm::MsmConfig& cfg) {
   const unsigned log_n = static_cast<unsigned>(state.range(0));
   const auto b = bases<Curve>(log_n);
   const auto k = scalars(log_n);
   parallel::ThreadPool pool(threads, "msm-bench");
-  const bool thread_cpu = pool.size() == 1;
-  const double t_add = mixed_add_seconds<Curve>(thread_cpu);
-  double total = 0;
-  for (auto _ : state) {
-    const double t0 = now_seconds(thread_cpu);
+  time_against_mixed_add<Curve>(state, pool.size() == 1, b.size(), [&] {
     auto r = msm::msm<Curve>(b, k, pool, cfg);
     benchmark::DoNotOptimize(r);
-    const double dt = now_seconds(thread_cpu) - t0;
-    state.SetIterationTime(dt);
-    total += dt;
-  }
-  set_counters(state, total, b.size(), t_add);
+  });
   state.counters["threads"] = pool.size();
 }
 
@@ -168,18 +169,11 @@ void BM_batch_add_g1(benchmark::State& state) {
     w = rng();
     selected += static_cast<std::size_t>(std::popcount(w));
   }
-  const double t_add = mixed_add_seconds<G1Curve>(true);
   parallel::ThreadPool pool(1, "msm-bench");
-  double total = 0;
-  for (auto _ : state) {
-    const double t0 = now_seconds(true);
+  time_against_mixed_add<G1Curve>(state, true, selected, [&] {
     auto r = msm::batch_add<G1Curve>(b, bitmap, pool);
     benchmark::DoNotOptimize(r);
-    const double dt = now_seconds(true) - t0;
-    state.SetIterationTime(dt);
-    total += dt;
-  }
-  set_counters(state, total, selected, t_add);
+  });
 }
 
 }  // namespace
