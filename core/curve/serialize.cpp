@@ -58,7 +58,10 @@ bool check_flags(std::span<const std::uint8_t> in, bool expect_compressed, const
 template <class AffinePoint, class Check>
 AffinePoint finish(const AffinePoint& p, SubgroupCheck check, Check&& in_subgroup,
                    const char* group) {
-  if (!p.is_on_curve()) fail(DecodeErrorKind::kNotOnCurve, group, "y^2 != x^3 + b");
+  // Reached only with the infinity flag clear, so (0, 0) — our in-memory infinity — is a
+  // coordinate pair like any other here, and it is not on the curve.
+  if (p.is_infinity() || !p.is_on_curve())
+    fail(DecodeErrorKind::kNotOnCurve, group, "y^2 != x^3 + b");
   if (check == SubgroupCheck::kYes && !in_subgroup(p))
     fail(DecodeErrorKind::kNotInSubgroup, group, "point is not in the order-r subgroup");
   return p;
