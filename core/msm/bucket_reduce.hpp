@@ -6,8 +6,8 @@
 // id = h·2^s + l instead gives
 //     Σ id·B_id = 2^s · Σ_h h·G_h + Σ_l l·H_l,  G_h = Σ_l B_{h,l},  H_l = Σ_h B_{h,l},
 // the same two additions per bucket but all of them independent group sums, which run as
-// batch-affine trees on the pool (about half the price each); only the two short running
-// sums over ~2^(c/2) groups remain sequential.
+// batch-affine trees on the pool (about half the price each). The two weighted sums over
+// ~2^(c/2) groups are reduced the same way, down to short running sums.
 #pragma once
 
 #include <bit>
@@ -47,8 +47,9 @@ curve::Xyzz<Curve> weighted_sum_running(std::span<const std::uint32_t> ids,
   return total;
 }
 
-// Below this many buckets the two tree passes' inversions cost more than they save.
-inline constexpr std::size_t kRadixReduceMin = 256;
+// Below this many buckets a running sum is as cheap as the two tree passes (their batches
+// are small); above it the trees win, and they run on the pool.
+inline constexpr std::size_t kRadixReduceMin = 64;
 
 // Σ ids[s]·sums[s]; ids strictly increasing and > 0.
 template <class Curve>
@@ -98,19 +99,14 @@ curve::Xyzz<Curve> reduce_buckets(std::span<const std::uint32_t> ids,
   std::vector<Point> group_sums(group_ids.size());
   sum_segments<Curve>(ArrayFetch<Point>{sums.data()}, std::span<const std::uint32_t>(entries),
                       std::span<const std::size_t>(offsets), std::span(group_sums), pool, params);
-  // The two short running sums are sequential: run them side by side (parallel_for, unlike
-  // submit + get, cannot deadlock when this runs inside a pool task).
-  curve::Xyzz<Curve> parts[2];
-  pool.parallel_for(2, 1, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      const std::size_t from = i == 0 ? 0 : high_groups;
-      const std::size_t count = i == 0 ? high_groups : group_ids.size() - high_groups;
-      parts[i] = weighted_sum_running<Curve>(std::span(group_ids).subspan(from, count),
-                                             std::span<const Point>(group_sums).subspan(from, count));
-    }
-  });
-  const auto& high = parts[0];
-  const auto& low = parts[1];
+  // The weighted sums of the groups are the same problem on ~2^(bits/2) entries: recurse
+  // (it ends in running sums below kRadixReduceMin entries).
+  const auto high = reduce_buckets<Curve>(std::span<const std::uint32_t>(group_ids).first(high_groups),
+                                          std::span<const Point>(group_sums).first(high_groups),
+                                          pool, params);
+  const auto low = reduce_buckets<Curve>(std::span<const std::uint32_t>(group_ids).subspan(high_groups),
+                                         std::span<const Point>(group_sums).subspan(high_groups),
+                                         pool, params);
   auto acc = high;
   for (unsigned i = 0; i < s; ++i) acc = acc.dbl();
   return acc.add(low);
