@@ -26,7 +26,7 @@ void remember_command_line(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) g_command += (i ? " " : "") + std::string(argv[i]);
 }
 
-nlohmann::json provenance(const CLI::App&) {
+nlohmann::json provenance() {
   const std::string src = PROOFLAB_SOURCE_DIR;
   const std::string commit = run("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
   const std::string status = run("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null");

@@ -2,14 +2,13 @@
 // built from, for run.json.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 namespace prooflab::harness {
 
 // {"command", "git_commit", "git_dirty"}; the commit is read at run time from the source
 // tree this binary was built from (PROOFLAB_SOURCE_DIR), "unknown" when git is unavailable.
-nlohmann::json provenance(const CLI::App& app);
+nlohmann::json provenance();
 
 // The command line of this process as typed.
 void remember_command_line(int argc, char** argv);

@@ -1,0 +1,109 @@
+#include "harness/batch_runner.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <random>
+
+#include "core/circuits/circuit.hpp"
+#include "core/engine/cpu_backend.hpp"
+#include "core/engine/engine.hpp"
+#include "core/groth16/setup.hpp"
+#include "harness/param_cache.hpp"
+#include "harness/provenance.hpp"
+
+namespace prooflab::harness {
+namespace {
+
+void print_summary(const nlohmann::json& s, const std::filesystem::path& dir) {
+  auto num = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() : 0.0; };
+  std::printf("\n=== Batch Summary ===\n");
+  std::printf("total time: %.1f s\n", num(s["total_s"]));
+  std::printf("completed: %d, failed: %d (of %d)%s\n", s["completed"].get<int>(),
+              s["failed"].get<int>(), s["count"].get<int>(),
+              s["interrupted"].get<bool>() ? ", INTERRUPTED" : "");
+  std::printf("wall:  avg %.1f s, min %.1f s, max %.1f s\n", num(s["wall_s"]["avg"]),
+              num(s["wall_s"]["min"]), num(s["wall_s"]["max"]));
+  std::printf("prove: avg %.1f s, min %.1f s, max %.1f s\n", num(s["prove_s"]["avg"]),
+              num(s["prove_s"]["min"]), num(s["prove_s"]["max"]));
+  std::printf("throughput: %.2f proofs/min (%.1f s/proof)\n", num(s["throughput_proofs_per_min"]),
+              num(s["s_per_proof"]));
+  std::printf("run directory: %s\n", dir.c_str());
+}
+
+}  // namespace
+
+std::string default_run_id(const engine::EngineConfig& cfg) {
+  char ts[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(ts, sizeof ts, "%Y%m%dT%H%M%SZ", &tm);
+  char suffix[8];
+  std::snprintf(suffix, sizeof suffix, "%04x", static_cast<unsigned>(std::random_device{}() & 0xffff));
+  return std::string(ts) + "-" + cfg.circuit + "-c" + std::to_string(cfg.count) + "-j" +
+         std::to_string(cfg.concurrency) + "-" + suffix;
+}
+
+BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const BatchRunOptions& opts) {
+  cfg.validate();
+  if (cfg.backend != "cpu")
+    throw engine::ConfigError("config key 'backend': '" + cfg.backend +
+                              "' is not available in this build yet (accepted: cpu)");
+  parallel::ThreadPool setup_pool(0);
+  const auto circuit = circuits::make_circuit(cfg.circuit, cfg.constraints, cfg.seed);
+  if (opts.print_jobs)
+    std::printf("batch: %s; %u proofs x %u partitions, concurrency %u, lock=%s dealloc=%s "
+                "gw=%u throttle=%s\n",
+                circuit->describe().c_str(), cfg.count, cfg.partitions, cfg.concurrency,
+                engine::to_string(cfg.lock_policy), engine::to_string(cfg.dealloc_policy),
+                cfg.gpu_workers_per_device, cfg.throttle ? "on" : "off");
+  const auto cs = circuits::synthesize_shape(*circuit, {.keep_annotations = false});
+  const auto dir = opts.param_dir.empty() ? default_param_dir() : opts.param_dir;
+  const auto params =
+      load_or_generate_params(dir, cfg.circuit, cfg.constraints, cs, setup_pool, true, std::nullopt);
+
+  const std::string run_id = opts.run_id.empty() ? default_run_id(cfg) : opts.run_id;
+  nlohmann::json meta = provenance();
+  meta["run_id"] = run_id;
+  meta["config"] = cfg.to_json();
+  meta["gpu"] = nullptr;
+  meta["counters"] = nlohmann::json::object();
+  trace::RunDirectory run_dir(opts.out_parent / run_id, meta);
+  trace::TimelineRecorder timeline(cfg.record ? run_dir.timeline_path() : std::filesystem::path());
+  engine::CpuBackend backend(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads);
+
+  const bool tty = opts.print_jobs && isatty(STDERR_FILENO);
+  engine::EngineInputs in{cfg, backend, params.pk, cs, timeline, &run_dir,
+                          [&](const engine::JobReport& r, std::size_t done, std::size_t total) {
+                            if (!opts.print_jobs) return;
+                            if (tty) std::fprintf(stderr, "\r\033[K");
+                            if (r.ok)
+                              std::printf("[%zu/%zu] COMPLETED — %.1fs (prove=%.0f ms, queue=%.0f ms)\n",
+                                          done, total, r.wall_s, r.prove_s * 1e3, r.queue_s * 1e3);
+                            else
+                              std::printf("[%zu/%zu] FAILED — %.1fs: %s\n", done, total, r.wall_s,
+                                          r.reason.c_str());
+                            std::fflush(stdout);
+                            if (tty) {
+                              const int width = 40, filled = static_cast<int>(width * done / total);
+                              std::fprintf(stderr, "[%s%s] %zu/%zu", std::string(filled, '#').c_str(),
+                                           std::string(width - filled, '.').c_str(), done, total);
+                            }
+                          },
+                          opts.stop};
+  const auto result = engine::run_batch(in);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  timeline.close();
+  BatchRunOutcome out;
+  out.run_dir = run_dir.path();
+  out.summary = result.summary;
+  const bool failed = result.summary["failed"].get<int>() > 0;
+  out.status = result.interrupted ? "interrupted" : (failed ? "failed" : "complete");
+  run_dir.finish(out.status, result.summary);
+  if (opts.print_summary) print_summary(result.summary, run_dir.path());
+  return out;
+}
+
+}  // namespace prooflab::harness

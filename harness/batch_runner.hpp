@@ -1,0 +1,34 @@
+// One batch run from a validated config to a finished run directory: parameters (cached by
+// shape), run.json, the engine with its TIMELINE, stages.csv, proofs, summary.json. Used by
+// `prooflab batch` and by the experiment runners (every cell repetition is one such run).
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/engine/config.hpp"
+
+namespace prooflab::harness {
+
+struct BatchRunOptions {
+  std::filesystem::path out_parent = "results/runs";  // the run directory is out_parent/run_id
+  std::string run_id;                                  // empty: time, circuit, c, j
+  std::filesystem::path param_dir;                     // empty: default_param_dir()
+  bool print_jobs = true;     // one line per proof ([i/N] COMPLETED — ...)
+  bool print_summary = true;  // the === Batch Summary === block
+  const std::atomic<bool>* stop = nullptr;  // set (e.g. by SIGINT) to stop submitting jobs
+};
+
+struct BatchRunOutcome {
+  std::filesystem::path run_dir;
+  nlohmann::json summary;
+  std::string status;  // complete | failed | interrupted
+};
+
+BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const BatchRunOptions& opts);
+
+std::string default_run_id(const engine::EngineConfig& cfg);
+
+}  // namespace prooflab::harness
