@@ -3,6 +3,8 @@
 // Poseidon tree: a full random tree, a wrong leaf caught by the root check, sparse paths.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -22,44 +24,7 @@
 
 namespace {
 
-// ---- test helpers (kept in this file: the suite depends on nothing outside its folders) ----
-#if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PROOFLAB_R1CS_TEST_SLOW 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define PROOFLAB_R1CS_TEST_SLOW 1
-#endif
-#endif
-namespace pt {
-#ifdef PROOFLAB_R1CS_TEST_SLOW
-inline constexpr bool kSlowBuild = true;  // Debug and sanitizer builds run 10-30x slower
-#else
-inline constexpr bool kSlowBuild = false;
-#endif
-[[maybe_unused]] constexpr int iterations(int release, int minimum = 1) {
-  return !kSlowBuild ? release : (release / 10 > minimum ? release / 10 : minimum);
-}
-[[maybe_unused]] inline std::uint64_t base_seed() {
-  const char* env = std::getenv("PROOFLAB_TEST_SEED");
-  return env && *env ? std::strtoull(env, nullptr, 0) : 0x9f1d3a7c0ffee381ULL;
-}
-[[maybe_unused]] inline std::string test_name() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return info ? std::string(info->test_suite_name()) + "." + info->name() : "<none>";
-}
-// A stream per test (the base seed mixed with the test's name); PROOFLAB_TEST_SEED reproduces.
-[[maybe_unused]] inline std::mt19937_64 test_rng() {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const unsigned char c : test_name()) h = (h ^ c) * 0x100000001b3ULL;
-  return std::mt19937_64(base_seed() ^ h);
-}
-[[maybe_unused]] inline std::string seed_note() {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "PROOFLAB_TEST_SEED=0x%llx",
-                static_cast<unsigned long long>(base_seed()));
-  return std::string("reproduce with ") + buf + " --gtest_filter=" + test_name();
-}
-}  // namespace pt
+namespace pt = prooflab::test;
 
 using prooflab::field::Fr;
 using namespace prooflab::circuits;
