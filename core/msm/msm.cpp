@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
+#include "core/msm/buffer.hpp"
 #include "core/msm/glv.hpp"
 #include "core/msm/pippenger.hpp"
 #include "core/msm/segment_sum.hpp"
@@ -77,8 +79,8 @@ curve::Jacobian<Curve> msm(std::span<const curve::Affine<Curve>> bases,
 
   // GLV: entries [0, n) are (P_i, k1_i), entries [n, 2n) are (λ·P_i, k2_i).
   assert(n < (std::size_t{1} << 30));
-  std::vector<Point> lambda_bases(n);
-  std::vector<std::array<std::uint64_t, 2>> halves(2 * n);
+  RawBuffer<Point> lambda_bases(n);
+  RawBuffer<std::array<std::uint64_t, 2>> halves(2 * n);
   pool.parallel_for(n, 1024, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       lambda_bases[i] = LambdaMap<Curve>::apply(bases[i]);
@@ -89,7 +91,7 @@ curve::Jacobian<Curve> msm(std::span<const curve::Affine<Curve>> bases,
   });
   const detail::BaseFetch<Curve> fetch{bases.data(), lambda_bases.data(),
                                        static_cast<std::uint32_t>(n)};
-  return detail::pippenger<Curve, 2>(fetch, std::span<const std::array<std::uint64_t, 2>>(halves),
+  return detail::pippenger<Curve, 2>(fetch, std::as_const(halves).span(),
                                      cfg.window_bits, pool, params);
 }
 

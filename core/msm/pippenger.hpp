@@ -16,12 +16,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/curve/jacobian.hpp"
 #include "core/curve/xyzz.hpp"
 #include "core/field/fr.hpp"
 #include "core/msm/bucket_reduce.hpp"
+#include "core/msm/buffer.hpp"
 #include "core/msm/glv.hpp"
 #include "core/msm/segment_sum.hpp"
 #include "core/msm/windows.hpp"
@@ -58,11 +60,11 @@ struct Blocks {
 // A window's points sorted by bucket: entries[offsets[s] .. offsets[s+1]) hold the points
 // (index | sign) of bucket ids[s]; only non-empty buckets appear.
 struct BucketLists {
-  std::vector<std::uint32_t> entries;
+  RawBuffer<std::uint32_t> entries;
   std::vector<std::size_t> offsets;
   std::vector<std::uint32_t> ids;
-  std::vector<std::uint32_t> hist;  // blocks × (buckets + 1) counters, then write cursors
-  std::vector<std::size_t> start;   // per bucket: size, then first entry, then end
+  RawBuffer<std::uint32_t> hist;  // blocks × (buckets + 1) counters, then write cursors
+  RawBuffer<std::size_t> start;   // per bucket: size, then first entry, then end
 };
 
 template <std::size_t L>
@@ -71,10 +73,11 @@ void sort_into_buckets(std::span<const std::array<std::uint64_t, L>> scalars, co
   const std::size_t m = scalars.size();
   const std::size_t buckets = w.buckets() + 1;  // index 0 unused
   const Blocks blocks{m, std::clamp<std::size_t>(m / 4096, 1, pool.size())};
-  out.hist.assign(blocks.count * buckets, 0);
+  out.hist.resize_discard(blocks.count * buckets);
   pool.parallel_for(blocks.count, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t* h = out.hist.data() + b * buckets;
+      std::fill(h, h + buckets, 0);
       for (std::size_t i = blocks.begin(b); i < blocks.begin(b + 1); ++i) {
         const std::int64_t d = window_digit(scalars[i], w);
         ++h[d < 0 ? -d : d];
@@ -83,13 +86,14 @@ void sort_into_buckets(std::span<const std::array<std::uint64_t, L>> scalars, co
   });
   // Bucket sizes (over the blocks), their prefix sums, then per-block write cursors
   // (bucket-major, block-minor); the O(blocks × buckets) passes run on the pool.
-  std::vector<std::size_t>& start = out.start;
-  start.assign(buckets, 0);
+  auto& start = out.start;
+  start.resize_discard(buckets);
   constexpr std::size_t kBucketGrain = 4096;
   pool.parallel_for(buckets, kBucketGrain, [&](std::size_t k0, std::size_t k1) {
-    for (std::size_t b = 0; b < blocks.count; ++b) {
+    for (std::size_t k = k0; k < k1; ++k) start[k] = out.hist[k];
+    for (std::size_t b = 1; b < blocks.count; ++b) {
       const std::uint32_t* h = out.hist.data() + b * buckets;
-      for (std::size_t k = std::max<std::size_t>(k0, 1); k < k1; ++k) start[k] += h[k];
+      for (std::size_t k = k0; k < k1; ++k) start[k] += h[k];
     }
   });
   out.ids.clear();
@@ -115,7 +119,7 @@ void sort_into_buckets(std::span<const std::array<std::uint64_t, L>> scalars, co
       }
     }
   });
-  out.entries.resize(pos);
+  out.entries.resize_discard(pos);
   pool.parallel_for(blocks.count, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t* h = out.hist.data() + b * buckets;
@@ -165,17 +169,17 @@ curve::Jacobian<Curve> pippenger(const Fetch& fetch,
                                       : MsmCostModel{}.best_plan(scalars.size(), bits);
 
   BucketLists lists;
-  std::vector<Point> bucket_sums;
+  RawBuffer<Point> bucket_sums;
   Jac acc = Jac::infinity();
   for (unsigned w = plan.windows(); w-- > 0;) {
     const Window& window = plan.window[w];
     sort_into_buckets<L>(scalars, window, pool, lists);
-    bucket_sums.resize(lists.ids.size());
-    sum_segments<Curve>(fetch, std::span<const std::uint32_t>(lists.entries),
-                        std::span<const std::size_t>(lists.offsets), std::span(bucket_sums), pool,
+    bucket_sums.resize_discard(lists.ids.size());
+    sum_segments<Curve>(fetch, std::span<const std::uint32_t>(lists.entries.span()),
+                        std::span<const std::size_t>(lists.offsets), bucket_sums.span(), pool,
                         params);
     const auto window_sum = reduce_buckets<Curve>(std::span<const std::uint32_t>(lists.ids),
-                                                  std::span<const Point>(bucket_sums), pool,
+                                                  std::as_const(bucket_sums).span(), pool,
                                                   params);
     // acc holds the windows above this one, weighted relative to window w + 1.
     if (!window.top)
