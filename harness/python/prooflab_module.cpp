@@ -1,0 +1,266 @@
+// The `prooflab` Python module: notebooks drive experiments with the same engine config,
+// batch runner and run-directory format as the `prooflab` command line.
+//
+//   import prooflab
+//   cfg = prooflab.EngineConfig(constraints=4096, partitions=10, count=6, concurrency=3)
+//   cfg["lock_policy"] = "two_lock"            # validated here: prooflab.ConfigError names the key
+//   run = prooflab.run_batch(cfg, out="results/runs")   # {"run_dir", "status", "summary"}
+//   tl = prooflab.read_timeline(run["run_dir"])          # columns as numpy arrays
+//
+// The batch runs with the GIL released; Ctrl-C (KeyboardInterrupt) stops submitting jobs,
+// lets the jobs in flight finish and leaves the run directory marked interrupted, as
+// SIGINT does for `prooflab batch`.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+#include <unordered_map>
+
+#include "core/engine/config.hpp"
+#include "harness/batch_runner.hpp"
+#include "harness/config_file.hpp"
+#include "harness/provenance.hpp"
+#include "harness/python/fast_csv.hpp"
+
+namespace py = pybind11;
+
+namespace prooflab::harness::python {
+namespace {
+
+struct CsvDeclined : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The integer columns of the run directory's files (docs/run-directory.md); every other
+// column is text. prooflab_analysis passes its own list from its schema instead.
+const std::set<std::string> kTimelineIntColumns = {"t_us", "job", "partition", "worker", "device"};
+const std::set<std::string> kStagesIntColumns = {
+    "job",         "partition",  "worker",       "device",       "synth_us",     "prep_msm_us",
+    "queue_us",    "lock_wait_us", "prestage_us", "ntt_h_us",    "batch_add_us", "tail_msm_us",
+    "gpu_total_us", "lock_held_us", "b_g2_msm_us", "epilogue_us", "dealloc_us",  "host_bytes",
+    "vram_peak_bytes", "pre_destructor_us"};
+
+py::object to_python(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return py::none();
+    case nlohmann::json::value_t::boolean: return py::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return py::int_(j.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned: return py::int_(j.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float: return py::float_(j.get<double>());
+    case nlohmann::json::value_t::string: return py::str(j.get<std::string>());
+    case nlohmann::json::value_t::array: {
+      py::list out;
+      for (const auto& v : j) out.append(to_python(v));
+      return out;
+    }
+    case nlohmann::json::value_t::object: {
+      py::dict out;
+      for (const auto& [k, v] : j.items()) out[py::str(k)] = to_python(v);
+      return out;
+    }
+    default: return py::none();
+  }
+}
+
+// A Python value as the text `EngineConfig::set` parses: True -> "on", 4096 -> "4096".
+std::string config_text(const std::string& key, const py::handle& value) {
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>() ? "on" : "off";
+  if (py::isinstance<py::int_>(value)) {
+    if (value.cast<py::int_>() < py::int_(0))
+      throw engine::ConfigError("config key '" + key + "': bad value '" + py::str(value).cast<std::string>() +
+                                "' (accepted: a non-negative integer)");
+    return py::str(value).cast<std::string>();
+  }
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (value.is_none() && (key == "vram_limit" || key == "host_mem_budget")) return "0";
+  throw engine::ConfigError("config key '" + key + "': a " + std::string(py::str(value.get_type().attr("__name__"))) +
+                            " is not accepted (give a str, int or bool)");
+}
+
+void set_key(engine::EngineConfig& cfg, const std::string& key, const py::handle& value) {
+  cfg.set(key, config_text(key, value));
+}
+
+void update(engine::EngineConfig& cfg, const py::dict& values) {
+  for (const auto& [k, v] : values) set_key(cfg, py::str(k).cast<std::string>(), v);
+}
+
+std::string repr(const engine::EngineConfig& cfg) {
+  const nlohmann::json knobs = cfg.to_json();
+  std::string out = "EngineConfig(";
+  for (const auto& key : engine::EngineConfig::keys())
+    out += (out.back() == '(' ? "" : ", ") + key + "=" + py::repr(to_python(knobs.at(key))).cast<std::string>();
+  return out + ")";
+}
+
+py::dict run_batch(const engine::EngineConfig& cfg, const std::string& out, const std::string& run_id,
+                   const std::string& param_dir, bool verbose) {
+  std::atomic<bool> stop{false};
+  BatchRunOptions opts;
+  opts.out_parent = out;
+  opts.run_id = run_id;
+  opts.param_dir = param_dir;
+  opts.print_jobs = verbose;
+  opts.print_summary = verbose;
+  opts.stop = &stop;
+  {
+    // run.json's "command": how this run was started.
+    const std::string call = "python: prooflab.run_batch(" + cfg.to_json().dump() + ")";
+    char* argv[] = {const_cast<char*>(call.c_str())};
+    remember_command_line(1, argv);
+  }
+
+  std::packaged_task<BatchRunOutcome()> task([&] { return run_batch_to_directory(cfg, opts); });
+  auto done = task.get_future();
+  std::thread runner(std::move(task));
+  // Wait with the GIL released, taking it back every 50 ms to let Python handle signals.
+  std::optional<py::error_already_set> interrupted;
+  while (true) {
+    bool ready = false;
+    {
+      py::gil_scoped_release release;
+      ready = done.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
+    }
+    if (ready) break;
+    if (!interrupted && PyErr_CheckSignals() != 0) {
+      interrupted.emplace();  // fetches the KeyboardInterrupt; raised once the run has ended
+      stop = true;
+    }
+  }
+  {
+    py::gil_scoped_release release;
+    runner.join();
+  }
+  BatchRunOutcome outcome = done.get();  // rethrows the runner's exception
+  if (interrupted) throw *interrupted;
+  py::dict result;
+  result["run_dir"] = outcome.run_dir.string();
+  result["status"] = outcome.status;
+  result["summary"] = to_python(outcome.summary);
+  return result;
+}
+
+py::dict read_csv_columns(const std::string& path, const std::set<std::string>& int_columns) {
+  std::variant<FastCsv, FastCsvDeclined> parsed;
+  {
+    py::gil_scoped_release release;
+    parsed = read_csv_fast(path, int_columns);
+  }
+  if (const auto* declined = std::get_if<FastCsvDeclined>(&parsed))
+    throw CsvDeclined(path + ": " + declined->reason);
+  const auto& csv = std::get<FastCsv>(parsed);
+
+  const py::module_ np = py::module_::import("numpy");
+  const py::object masked_array = py::module_::import("numpy.ma").attr("masked_array");
+  py::dict out;
+  for (std::size_t col = 0; col < csv.header.size(); ++col) {
+    const py::str name(csv.header[col]);
+    if (const auto* ints = std::get_if<IntColumn>(&csv.columns[col])) {
+      py::array_t<std::int64_t> values(static_cast<py::ssize_t>(csv.rows), ints->values.data());
+      py::array_t<bool> missing(static_cast<py::ssize_t>(csv.rows));
+      auto m = missing.mutable_unchecked<1>();
+      for (std::size_t r = 0; r < csv.rows; ++r) m(static_cast<py::ssize_t>(r)) = ints->missing[r] != 0;
+      out[name] = masked_array(values, py::arg("mask") = missing);
+      continue;
+    }
+    // Text: one Python string per distinct value (events, statuses repeat a lot).
+    const auto& texts = std::get<TextColumn>(csv.columns[col]);
+    std::unordered_map<std::string_view, py::object> interned;
+    py::list items(csv.rows);
+    for (std::size_t r = 0; r < csv.rows; ++r) {
+      const std::string_view field = csv.field(texts, r);
+      auto it = interned.find(field);
+      if (it == interned.end()) {
+        PyObject* s = PyUnicode_DecodeUTF8(field.data(), static_cast<py::ssize_t>(field.size()), "strict");
+        if (s == nullptr) {
+          PyErr_Clear();
+          throw CsvDeclined(path + ": column '" + csv.header[col] + "' row " + std::to_string(r + 1) +
+                            " is not UTF-8");
+        }
+        py::object value = py::reinterpret_steal<py::object>(s);
+        if (interned.size() < 65536) it = interned.emplace(field, value).first;
+        items[r] = value;
+      } else {
+        items[r] = it->second;
+      }
+    }
+    out[name] = np.attr("array")(items, py::arg("dtype") = "object");
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace prooflab::harness::python
+
+PYBIND11_MODULE(prooflab, m) {
+  using prooflab::engine::EngineConfig;
+  namespace hp = prooflab::harness::python;
+  m.doc() = "prooflab: engine configuration, batch runs into run directories and fast run-directory loaders";
+  m.attr("source_dir") = PROOFLAB_SOURCE_DIR;
+
+  py::register_exception<prooflab::engine::ConfigError>(m, "ConfigError", PyExc_ValueError);
+  py::register_exception<hp::CsvDeclined>(m, "CsvDeclined", PyExc_ValueError);
+
+  py::class_<EngineConfig>(m, "EngineConfig", R"(Every knob of the proving engine (docs/engine.md).
+
+EngineConfig(**knobs) starts from the defaults and sets each knob; values are str, int or
+bool (bool -> on/off). A bad key or value raises prooflab.ConfigError naming it.)")
+      .def(py::init([](const py::kwargs& knobs) {
+             EngineConfig cfg;
+             hp::update(cfg, knobs);
+             return cfg;
+           }))
+      .def_static("from_toml", [](const std::string& path) {
+            EngineConfig cfg;
+            prooflab::harness::apply_config_file(cfg, path);
+            return cfg;
+          }, py::arg("path"), "A config from an experiment TOML file (top-level keys or an [engine] table)")
+      .def_static("keys", &EngineConfig::keys, "The knob names")
+      .def("set", [](EngineConfig& cfg, const std::string& key, const py::object& value) { hp::set_key(cfg, key, value); },
+           py::arg("key"), py::arg("value"))
+      .def("update", [](EngineConfig& cfg, const py::kwargs& knobs) { hp::update(cfg, knobs); })
+      .def("update", [](EngineConfig& cfg, const py::dict& knobs) { hp::update(cfg, knobs); })
+      .def("validate", &EngineConfig::validate, "Cross-field checks (concurrency <= count)")
+      .def("to_dict", [](const EngineConfig& cfg) { return hp::to_python(cfg.to_json()); },
+           "Every knob, as run.json's config records it")
+      .def("to_json", [](const EngineConfig& cfg, int indent) { return cfg.to_json().dump(indent); },
+           py::arg("indent") = -1)
+      .def("copy", [](const EngineConfig& cfg) { return cfg; })
+      .def("__copy__", [](const EngineConfig& cfg) { return cfg; })
+      .def("__getitem__", [](const EngineConfig& cfg, const std::string& key) {
+            const auto j = cfg.to_json();
+            if (!j.contains(key)) throw py::key_error("unknown config key '" + key + "'");
+            return hp::to_python(j[key]);
+          })
+      .def("__setitem__", [](EngineConfig& cfg, const std::string& key, const py::object& value) {
+            hp::set_key(cfg, key, value);
+          })
+      .def("__eq__", [](const EngineConfig& a, const EngineConfig& b) { return a.to_json() == b.to_json(); })
+      .def("__repr__", &hp::repr);
+
+  m.def("run_batch", &hp::run_batch, py::arg("config"), py::arg("out") = "results/runs", py::arg("run_id") = "",
+        py::arg("param_dir") = "", py::arg("verbose") = false,
+        R"(Run one batch into out/<run_id>/ (run.json, timeline.csv, stages.csv, proofs/, summary.json).
+
+run_id defaults to time, circuit, c and j; param_dir to $PROOFLAB_PARAM_DIR or
+~/.cache/prooflab/params. verbose prints the per-proof lines and the Batch Summary on the
+process's stdout. Returns {"run_dir", "status" (complete | failed | interrupted), "summary"}.)");
+  m.def("default_run_id", &prooflab::harness::default_run_id, py::arg("config"));
+
+  m.def("read_csv_columns", &hp::read_csv_columns, py::arg("path"), py::arg("int_columns"),
+        R"(A run-directory CSV as {column: values} in header order: the int_columns as
+numpy.ma.MaskedArray of int64 (masked where the field is empty), the others as numpy
+object arrays of str. Raises prooflab.CsvDeclined (a ValueError) for anything but the plain
+form (quotes, a cut-off last line, a non-integer in an integer column, ...): read such a file
+with prooflab_analysis.loaders, whose errors name the line.)");
+  m.def("read_timeline", [](const std::string& run_dir) {
+        return hp::read_csv_columns(run_dir + "/timeline.csv", hp::kTimelineIntColumns);
+      }, py::arg("run_dir"), "timeline.csv of a run directory, as read_csv_columns gives it");
+  m.def("read_stages", [](const std::string& run_dir) {
+        return hp::read_csv_columns(run_dir + "/stages.csv", hp::kStagesIntColumns);
+      }, py::arg("run_dir"), "stages.csv of a run directory, as read_csv_columns gives it");
+}
