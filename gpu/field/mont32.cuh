@@ -1,0 +1,219 @@
+// A prime field in Montgomery form over 32-bit limbs, for the device (and, through the
+// emulated carry chain, for the host tests): Mont32<FrParams32> is Fr, Mont32<FpParams32> Fp.
+// Same representation as core/field/mont.hpp (R = 2^(32·N) = 2^(64·N/2)); see constants.hpp.
+//
+// Multiplication is CIOS Montgomery multiplication with the product split into two
+// accumulators, one for the limbs a[j] with j even and one for j odd (shifted by one word),
+// so that both halves of every 32×32 product (mad.lo, mad.hi) land in one unbroken carry
+// chain. The technique is from N. Emmart, J. Luitjens, C. Weems, C. Woolley, "Optimizing
+// Modular Multiplication for NVIDIA's Maxwell GPUs" (ARITH 2016), and is what sppark's
+// ff/mont_t.cuh does; the code and the bound below are our own.
+//
+// Invariant (W = 2^32). The running value is T = X + W·Y, X and Y N-word accumulators, X the
+// one aligned with the current row. Every chain that adds into X hands its carry-out to
+// Y[N-1] (weight W^N), so X always fits N words and T is exact. Within row i,
+// T ≤ T_{i-1} + a·b_i + m·p < 2p + 2p(W-1) = 2pW (a < p, T_{i-1} < 2p), all additions are
+// non-negative and Y only grows, so Y ≤ T/W < 2p < W^N: no chain on Y can carry out of its
+// top word, which is why those chains end in a plain madc.hi. After row i the word X[0] is
+// zero; dividing by W makes the old Y the new X (plus X[1]) and X >> 2 words the new Y,
+// which the next row fuses into its first chain. T_N < 2p, so one conditional subtraction
+// makes the result canonical (< p), as the CPU's is: results compare bit for bit.
+// Needs an even N and 2p < W^N (true for Fr, 255 bits in 8 limbs, and Fp, 381 in 12).
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/field/carry_chain.cuh"
+#include "gpu/field/constants.hpp"
+
+#if defined(__CUDACC__) || defined(__clang__)
+#define PROOFLAB_UNROLL _Pragma("unroll")
+#else
+#define PROOFLAB_UNROLL
+#endif
+
+namespace prooflab::gpu::field {
+
+template <class P>
+struct alignas(16) Mont32 {
+  using Params = P;
+  static constexpr int N = P::kLimbs;
+  static_assert(N % 2 == 0, "the even/odd accumulators need an even limb count");
+
+  std::uint32_t v[N];  // little-endian limbs of a·R mod m (the raw integer for from/to_mont)
+
+  PROOFLAB_HDI static Mont32 zero() {
+    Mont32 r;
+    PROOFLAB_UNROLL for (int i = 0; i < N; ++i) r.v[i] = 0;
+    return r;
+  }
+  PROOFLAB_HDI static Mont32 one() {
+    Mont32 r;
+    PROOFLAB_UNROLL for (int i = 0; i < N; ++i) r.v[i] = P::one(i);
+    return r;
+  }
+  // The raw integer 1 (the Montgomery form of R^-1): multiplying by it leaves Montgomery form.
+  PROOFLAB_HDI static Mont32 raw_one() {
+    Mont32 r = zero();
+    r.v[0] = 1;
+    return r;
+  }
+  PROOFLAB_HDI static Mont32 raw_r2() {
+    Mont32 r;
+    PROOFLAB_UNROLL for (int i = 0; i < N; ++i) r.v[i] = P::r2(i);
+    return r;
+  }
+
+  PROOFLAB_HDI bool is_zero() const {
+    std::uint32_t acc = 0;
+    PROOFLAB_UNROLL for (int i = 0; i < N; ++i) acc |= v[i];
+    return acc == 0;
+  }
+  friend PROOFLAB_HDI bool operator==(const Mont32& a, const Mont32& b) {
+    std::uint32_t acc = 0;
+    PROOFLAB_UNROLL for (int i = 0; i < N; ++i) acc |= a.v[i] ^ b.v[i];
+    return acc == 0;
+  }
+  friend PROOFLAB_HDI bool operator!=(const Mont32& a, const Mont32& b) { return !(a == b); }
+
+  friend PROOFLAB_HDI Mont32 operator+(const Mont32& a, const Mont32& b) {
+    // a + b < 2m < 2^(32N): no carry out of the top limb.
+    Mont32 r;
+    r.v[0] = cc::add_cc(a.v[0], b.v[0]);
+    PROOFLAB_UNROLL for (int i = 1; i < N - 1; ++i) r.v[i] = cc::addc_cc(a.v[i], b.v[i]);
+    r.v[N - 1] = cc::addc(a.v[N - 1], b.v[N - 1]);
+    r.reduce_once();
+    return r;
+  }
+
+  friend PROOFLAB_HDI Mont32 operator-(const Mont32& a, const Mont32& b) {
+    Mont32 r;
+    r.v[0] = cc::sub_cc(a.v[0], b.v[0]);
+    PROOFLAB_UNROLL for (int i = 1; i < N; ++i) r.v[i] = cc::subc_cc(a.v[i], b.v[i]);
+    const std::uint32_t mask = cc::subc(0, 0);  // all ones when a < b: add m back
+    r.v[0] = cc::add_cc(r.v[0], P::modulus(0) & mask);
+    PROOFLAB_UNROLL for (int i = 1; i < N - 1; ++i) r.v[i] = cc::addc_cc(r.v[i], P::modulus(i) & mask);
+    r.v[N - 1] = cc::addc(r.v[N - 1], P::modulus(N - 1) & mask);
+    return r;
+  }
+
+  PROOFLAB_HDI Mont32 operator-() const {
+    Mont32 r;
+    r.v[0] = cc::sub_cc(P::modulus(0), v[0]);
+    PROOFLAB_UNROLL for (int i = 1; i < N - 1; ++i) r.v[i] = cc::subc_cc(P::modulus(i), v[i]);
+    r.v[N - 1] = cc::subc(P::modulus(N - 1), v[N - 1]);
+    const std::uint32_t keep = is_zero() ? 0u : 0xffffffffu;  // -0 is 0, not m
+    PROOFLAB_UNROLL for (int i = 0; i < N; ++i) r.v[i] &= keep;
+    return r;
+  }
+
+  PROOFLAB_HDI Mont32 dbl() const { return *this + *this; }
+
+  friend PROOFLAB_HDI Mont32 operator*(const Mont32& a, const Mont32& b) {
+    Mont32 r;
+    mont_mul(r.v, a.v, b.v);
+    return r;
+  }
+  PROOFLAB_HDI Mont32& operator*=(const Mont32& b) { return *this = *this * b; }
+  PROOFLAB_HDI Mont32& operator+=(const Mont32& b) { return *this = *this + b; }
+  PROOFLAB_HDI Mont32& operator-=(const Mont32& b) { return *this = *this - b; }
+
+  // Squaring as a multiplication: the NTT never squares; a dedicated squaring (off-diagonal
+  // products once, doubled) would save about a quarter of the multiplies when MSM needs it.
+  PROOFLAB_HDI Mont32 sqr() const { return *this * *this; }
+
+  // Canonical integer (limbs < m) -> Montgomery form, and back.
+  PROOFLAB_HDI static Mont32 to_mont(const Mont32& canonical) { return canonical * raw_r2(); }
+  PROOFLAB_HDI static Mont32 from_mont(const Mont32& mont) { return mont * raw_one(); }
+
+ private:
+  // v -= m when v >= m, without a branch.
+  PROOFLAB_HDI void reduce_once() {
+    std::uint32_t t[N];
+    t[0] = cc::sub_cc(v[0], P::modulus(0));
+    PROOFLAB_UNROLL for (int i = 1; i < N; ++i) t[i] = cc::subc_cc(v[i], P::modulus(i));
+    const std::uint32_t keep = cc::subc(0, 0);  // all ones when v < m
+    PROOFLAB_UNROLL for (int i = 0; i < N; ++i) v[i] = (v[i] & keep) | (t[i] & ~keep);
+  }
+
+  // Row 0: X = Σ_{j even} a_j·b·W^j, Y = Σ_{j odd} a_j·b·W^(j-1). No additions, no carries.
+  PROOFLAB_HDI static void first_row(std::uint32_t (&x)[N], std::uint32_t (&y)[N],
+                                     const std::uint32_t (&a)[N], std::uint32_t b) {
+    PROOFLAB_UNROLL for (int j = 0; j < N; j += 2) {
+      x[j] = a[j] * b;
+      x[j + 1] = cc::mul_hi(a[j], b);
+    }
+    PROOFLAB_UNROLL for (int j = 1; j < N; j += 2) {
+      y[j - 1] = a[j] * b;
+      y[j] = cc::mul_hi(a[j], b);
+    }
+  }
+
+  // T += m·p with m = X[0]·M0 mod W, which makes X[0] zero.
+  PROOFLAB_HDI static void reduce_row(std::uint32_t (&x)[N], std::uint32_t (&y)[N]) {
+    const std::uint32_t m = x[0] * P::kM0;
+    x[0] = cc::mad_lo_cc(m, P::modulus(0), x[0]);
+    x[1] = cc::madc_hi_cc(m, P::modulus(0), x[1]);
+    PROOFLAB_UNROLL for (int j = 2; j < N; j += 2) {
+      x[j] = cc::madc_lo_cc(m, P::modulus(j), x[j]);
+      x[j + 1] = cc::madc_hi_cc(m, P::modulus(j), x[j + 1]);
+    }
+    y[N - 1] = cc::addc(y[N - 1], 0);
+    y[0] = cc::mad_lo_cc(m, P::modulus(1), y[0]);
+    y[1] = cc::madc_hi_cc(m, P::modulus(1), y[1]);
+    PROOFLAB_UNROLL for (int j = 3; j < N - 1; j += 2) {
+      y[j - 1] = cc::madc_lo_cc(m, P::modulus(j), y[j - 1]);
+      y[j] = cc::madc_hi_cc(m, P::modulus(j), y[j]);
+    }
+    y[N - 2] = cc::madc_lo_cc(m, P::modulus(N - 1), y[N - 2]);
+    y[N - 1] = cc::madc_hi(m, P::modulus(N - 1), y[N - 1]);
+  }
+
+  // Rows 1..N-1. On entry (prev_x, prev_y) of the previous row, prev_x[0] == 0. Here x is the
+  // previous Y (becoming the aligned accumulator) and y the previous X (becoming Y).
+  PROOFLAB_HDI static void next_row(std::uint32_t (&x)[N], std::uint32_t (&y)[N],
+                                    const std::uint32_t (&a)[N], std::uint32_t b) {
+    // Divide by W: x += y[1] (weight 1), y = (y >> 2 words) + Σ_{j odd} a_j·b·W^(j-1), one chain.
+    x[0] = cc::add_cc(x[0], y[1]);
+    PROOFLAB_UNROLL for (int j = 0; j < N - 2; j += 2) {
+      y[j] = cc::madc_lo_cc(a[j + 1], b, y[j + 2]);
+      y[j + 1] = cc::madc_hi_cc(a[j + 1], b, y[j + 3]);
+    }
+    y[N - 2] = cc::madc_lo_cc(a[N - 1], b, 0);
+    y[N - 1] = cc::madc_hi(a[N - 1], b, 0);
+    // x += Σ_{j even} a_j·b·W^j, carry out to y[N-1].
+    x[0] = cc::mad_lo_cc(a[0], b, x[0]);
+    x[1] = cc::madc_hi_cc(a[0], b, x[1]);
+    PROOFLAB_UNROLL for (int j = 2; j < N; j += 2) {
+      x[j] = cc::madc_lo_cc(a[j], b, x[j]);
+      x[j + 1] = cc::madc_hi_cc(a[j], b, x[j + 1]);
+    }
+    y[N - 1] = cc::addc(y[N - 1], 0);
+    reduce_row(x, y);
+  }
+
+  // r = a·b·R^-1 mod m (r may alias a or b).
+  PROOFLAB_HDI static void mont_mul(std::uint32_t (&r)[N], const std::uint32_t (&a)[N],
+                                    const std::uint32_t (&b)[N]) {
+    std::uint32_t acc0[N], acc1[N];
+    first_row(acc0, acc1, a, b[0]);
+    reduce_row(acc0, acc1);
+    // The accumulators swap roles every row; N is even, so after the last (odd) row acc1 is
+    // the aligned one (acc1[0] == 0) and the result is acc0 + (acc1 >> 1 word).
+    PROOFLAB_UNROLL for (int i = 1; i < N; i += 2) {
+      next_row(acc1, acc0, a, b[i]);
+      if (i + 1 < N) next_row(acc0, acc1, a, b[i + 1]);
+    }
+    r[0] = cc::add_cc(acc0[0], acc1[1]);
+    PROOFLAB_UNROLL for (int j = 1; j < N - 1; ++j) r[j] = cc::addc_cc(acc0[j], acc1[j + 1]);
+    r[N - 1] = cc::addc(acc0[N - 1], 0);
+    // T_N < 2m: one conditional subtraction.
+    std::uint32_t t[N];
+    t[0] = cc::sub_cc(r[0], P::modulus(0));
+    PROOFLAB_UNROLL for (int i = 1; i < N; ++i) t[i] = cc::subc_cc(r[i], P::modulus(i));
+    const std::uint32_t keep = cc::subc(0, 0);
+    PROOFLAB_UNROLL for (int i = 0; i < N; ++i) r[i] = (r[i] & keep) | (t[i] & ~keep);
+  }
+};
+
+}  // namespace prooflab::gpu::field
