@@ -91,6 +91,12 @@ void RunDirectory::append_stage_row(const StageRow& r) {
   std::fflush(stages_);
 }
 
+void RunDirectory::set_metadata(const std::string& key, const nlohmann::json& value) {
+  std::lock_guard lock(mutex_);
+  meta_[key] = value;
+  write_json(dir_ / "run.json", meta_);
+}
+
 void RunDirectory::finish(const std::string& status, const nlohmann::json& summary) {
   std::lock_guard lock(mutex_);
   meta_["status"] = status;

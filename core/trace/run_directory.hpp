@@ -41,6 +41,9 @@ class RunDirectory {
   std::filesystem::path proofs_dir() const { return dir_ / "proofs"; }
 
   void append_stage_row(const StageRow& row);
+  // Sets one top-level key of run.json and rewrites it (e.g. `counters` once the counter
+  // sources have started); finish() keeps it.
+  void set_metadata(const std::string& key, const nlohmann::json& value);
   // Rewrites run.json with the final status and end time; writes summary.json unless null.
   void finish(const std::string& status, const nlohmann::json& summary);
 
