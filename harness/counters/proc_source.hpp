@@ -1,0 +1,39 @@
+// The `proc` source: operating-system counters that need no PMU.
+//   tlb_shootdowns    1/s  /proc/interrupts TLB row summed over CPUs (system-wide): the
+//                          cost of concurrent munmap() that intervention I1 is about
+//   page_faults       1/s  minor + major faults of this process (/proc/self/stat)
+//   context_switches  1/s  voluntary + involuntary, all threads of this process (getrusage)
+//   rss_bytes         B    resident set size (/proc/self/statm)
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "harness/counters/source.hpp"
+
+namespace prooflab::harness::counters {
+
+class ProcSource final : public CounterSource {
+ public:
+  // proc_root: "/proc" (tests point it at a fixture directory); the process files are
+  // read from <proc_root>/self.
+  explicit ProcSource(std::string proc_root = "/proc") : root_(std::move(proc_root)) {}
+  const char* name() const override { return "proc"; }
+  SourceStatus start(std::int64_t now_ns) override;
+  void sample(std::int64_t now_ns, std::vector<Reading>& out) override;
+  SourceStatus status() const override { return status_; }
+
+ private:
+  struct Totals {
+    std::optional<std::uint64_t> tlb, faults, switches, rss_bytes;
+  };
+  Totals read_totals() const;
+
+  std::string root_;
+  SourceStatus status_;
+  Totals last_;
+  std::int64_t last_ns_ = 0;
+  long page_size_ = 4096;
+};
+
+}  // namespace prooflab::harness::counters
