@@ -7,6 +7,7 @@
 #include "harness/batch_runner.hpp"
 #include "harness/commands.hpp"
 #include "harness/config_file.hpp"
+#include "harness/counters/cli_flags.hpp"
 
 namespace prooflab::harness {
 namespace {
@@ -23,6 +24,7 @@ void add_batch_command(CLI::App& app) {
     std::string config_file, out = "results/runs", run_id, param_dir;
     std::vector<std::string> sets;
     bool no_verify = false;
+    counters::CounterFlags counters;
   };
   auto o = std::make_shared<Options>();
   auto* count_opt = cmd->add_option("--count", o->count, "proofs in the batch (c); default 1 or the config's");
@@ -33,6 +35,7 @@ void add_batch_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "parent directory of the run directory")->capture_default_str();
   cmd->add_option("--run-id", o->run_id, "run id (default: time, circuit, c, j)");
   cmd->add_option("--param-dir", o->param_dir, "parameter cache directory");
+  counters::add_counter_flags(cmd, o->counters);
   cmd->callback([o, count_opt, conc_opt] {
     engine::EngineConfig cfg;
     if (!o->config_file.empty()) apply_config_file(cfg, o->config_file);
@@ -49,6 +52,7 @@ void add_batch_command(CLI::App& app) {
     opts.run_id = o->run_id;
     opts.param_dir = o->param_dir;
     opts.stop = &g_stop;
+    opts.counters = o->counters.to_options();
     const auto outcome = run_batch_to_directory(cfg, opts);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);

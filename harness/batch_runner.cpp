@@ -10,6 +10,7 @@
 #include "core/engine/cpu_backend.hpp"
 #include "core/engine/engine.hpp"
 #include "core/groth16/setup.hpp"
+#include "harness/counters/sampler.hpp"
 #include "harness/param_cache.hpp"
 #include "harness/provenance.hpp"
 
@@ -48,6 +49,7 @@ std::string default_run_id(const engine::EngineConfig& cfg) {
 
 BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const BatchRunOptions& opts) {
   cfg.validate();
+  opts.counters.validate();
   if (cfg.backend != "cpu")
     throw engine::ConfigError("config key 'backend': '" + cfg.backend +
                               "' is not available in this build yet (accepted: cpu)");
@@ -70,8 +72,12 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   meta["config"] = cfg.to_json();
   meta["gpu"] = nullptr;
   meta["counters"] = nlohmann::json::object();
+  meta["counter_sampling"] = opts.counters.to_json();
   trace::RunDirectory run_dir(opts.out_parent / run_id, meta);
   trace::TimelineRecorder timeline(cfg.record ? run_dir.timeline_path() : std::filesystem::path());
+  // On the TIMELINE's epoch, so counters.csv and timeline.csv share one time axis.
+  counters::CounterSampler sampler(run_dir.path() / "counters.csv", timeline.epoch_ns(), opts.counters);
+  run_dir.set_metadata("counters", sampler.status_json());
   engine::CpuBackend backend(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads);
 
   const bool tty = opts.print_jobs && isatty(STDERR_FILENO);
@@ -94,6 +100,8 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
                           },
                           opts.stop};
   const auto result = engine::run_batch(in);
+  sampler.stop();
+  run_dir.set_metadata("counters", sampler.status_json());  // a source may have stopped mid-run
   if (tty) std::fprintf(stderr, "\r\033[K");
   timeline.close();
   BatchRunOutcome out;

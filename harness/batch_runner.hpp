@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/engine/config.hpp"
+#include "harness/counters/options.hpp"
 
 namespace prooflab::harness {
 
@@ -19,6 +20,7 @@ struct BatchRunOptions {
   bool print_jobs = true;     // one line per proof ([i/N] COMPLETED — ...)
   bool print_summary = true;  // the === Batch Summary === block
   const std::atomic<bool>* stop = nullptr;  // set (e.g. by SIGINT) to stop submitting jobs
+  counters::CounterOptions counters;        // counters.csv sources and period (docs/counters.md)
 };
 
 struct BatchRunOutcome {
