@@ -11,6 +11,7 @@ void add_setup_command(CLI::App& app);
 void add_prove_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_batch_command(CLI::App& app);
+void add_trace_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 
 }  // namespace prooflab::harness

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   prooflab::harness::add_prove_command(app);
   prooflab::harness::add_verify_command(app);
   prooflab::harness::add_batch_command(app);
+  prooflab::harness::add_trace_command(app);
   prooflab::harness::add_report_command(app);
   prooflab::harness::remember_command_line(argc, argv);
   try {
