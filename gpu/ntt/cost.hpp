@@ -1,0 +1,39 @@
+// The work model of a planned transform: Fr multiplications and bytes through device
+// memory, from which docs/gpu.md predicts times and the benchmark prints its model column.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu/ntt/pass.cuh"
+
+namespace prooflab::gpu::ntt {
+
+struct TransformCost {
+  double fr_muls = 0;     // Montgomery multiplications
+  double dram_bytes = 0;  // compulsory bytes: every pass reads and writes each element once
+  unsigned passes = 0;
+};
+
+inline TransformCost estimate_cost(const std::vector<PassArgs>& passes) {
+  TransformCost c;
+  for (const auto& p : passes) {
+    const double n = static_cast<double>(1ull << p.log_n);
+    // s stages of n/2 butterflies; the last stage of a pass has the twiddle 1.
+    c.fr_muls += (p.s - 1) * n / 2;
+    if (!p.last) c.fr_muls += 2 * n;  // coupling twiddle: build from two tables, apply
+    if (p.in_mode == kInTable) c.fr_muls += 2 * n;
+    if (p.in_mode == kInPointwise) c.fr_muls += n;
+    if (p.last && p.out_mode == kOutScalar) c.fr_muls += n;
+    if (p.last && p.out_mode == kOutTable) c.fr_muls += 2 * n;
+    c.dram_bytes += 64 * n + (p.in_mode == kInPointwise ? 64 * n : 0);
+    ++c.passes;
+  }
+  return c;
+}
+
+// 32-bit multiply-adds per Fr Montgomery multiplication (mont32.cuh): 2·8² for a·b, 2·8²
+// for m·p, 8 for the m's.
+inline constexpr double kImadPerFrMul = 4 * 64 + 8;
+
+}  // namespace prooflab::gpu::ntt

@@ -1,0 +1,44 @@
+// The NTT pass kernel: load this block's sets into shared memory, run s DIF stages there,
+// write back with the coupling twiddles (or, in the last pass, the output scaling and the
+// folded bit reversal). All index arithmetic lives in pass.cuh.
+#include "gpu/ntt/ntt_kernel.hpp"
+
+#include <mutex>
+#include <string>
+
+#include "gpu/cuda_check.hpp"
+
+namespace prooflab::gpu::ntt {
+namespace {
+
+__global__ void __launch_bounds__(kMaxThreads) ntt_pass_kernel(const __grid_constant__ PassArgs p) {
+  extern __shared__ uint4 tile[];
+  const Tile sh{tile, tile + (1u << p.log_elems())};
+  pass_load(p, blockIdx.x, threadIdx.x, sh);
+  __syncthreads();
+  for (std::uint32_t u = 0; u < p.s; ++u) {
+    pass_stage(p, u, threadIdx.x, sh);
+    __syncthreads();
+  }
+  pass_store(p, blockIdx.x, threadIdx.x, sh);
+}
+
+}  // namespace
+
+void launch_pass(const PassArgs& p, cudaStream_t stream) {
+  static std::once_flag attr_once;
+  std::call_once(attr_once, [] {
+    check_cuda(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int{32} << kMaxLogBlockElems),
+               "cudaFuncSetAttribute(ntt_pass_kernel, MaxDynamicSharedMemorySize)");
+  });
+  const std::size_t shared = std::size_t{32} << p.log_elems();
+  ntt_pass_kernel<<<p.blocks(), p.threads, shared, stream>>>(p);
+  check_launch("ntt_pass_kernel");
+}
+
+void launch_passes(const std::vector<PassArgs>& passes, cudaStream_t stream) {
+  for (const auto& p : passes) launch_pass(p, stream);
+}
+
+}  // namespace prooflab::gpu::ntt

@@ -1,0 +1,150 @@
+#include "gpu/ntt/plan.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace prooflab::gpu::ntt {
+namespace {
+
+bool is_pow2(unsigned x) { return x && !(x & (x - 1)); }
+
+[[noreturn]] void bad_option(const std::string& what) {
+  throw std::invalid_argument("gpu ntt plan: " + what);
+}
+
+}  // namespace
+
+std::vector<PassShape> plan_shapes(unsigned log_n, const PlanOptions& opt) {
+  if (log_n < 1 || log_n > kMaxLogN)
+    bad_option("log n = " + std::to_string(log_n) + " outside [1, " + std::to_string(kMaxLogN) + "]");
+  if (opt.log_block_elems < 2 || opt.log_block_elems > kMaxLogBlockElems)
+    bad_option("log_block_elems = " + std::to_string(opt.log_block_elems) + " outside [2, " +
+               std::to_string(kMaxLogBlockElems) + "]");
+  if (!is_pow2(opt.threads) || opt.threads > kMaxThreads)
+    bad_option("threads = " + std::to_string(opt.threads) +
+               " is not a power of two in [1, " + std::to_string(kMaxThreads) + "]");
+  std::vector<unsigned> stages = opt.stages;
+  if (stages.empty()) {
+    const unsigned le = opt.log_block_elems;
+    const unsigned passes = (log_n + le - 1) / le;
+    for (unsigned i = 0; i < passes; ++i) stages.push_back(log_n / passes + (i < log_n % passes));
+  }
+  unsigned sum = 0;
+  for (unsigned s : stages) {
+    if (s < 1 || s > opt.log_block_elems)
+      bad_option("a pass of " + std::to_string(s) + " stages (allowed 1.." +
+                 std::to_string(opt.log_block_elems) + " with log_block_elems " +
+                 std::to_string(opt.log_block_elems) + ")");
+    sum += s;
+  }
+  if (sum != log_n)
+    bad_option("stages sum to " + std::to_string(sum) + ", log n is " + std::to_string(log_n));
+  std::vector<PassShape> shapes;
+  unsigned done = 0;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const unsigned s = stages[i];
+    const bool last = i + 1 == stages.size();
+    // Sets per block: as many as fit, but no more than the pass has (last pass: n / 2^s sets)
+    // and, before the last, no more than d (consecutive c must share their B).
+    const unsigned room = last ? log_n - s : log_n - done - s;
+    shapes.push_back({s, std::min(opt.log_block_elems - s, room)});
+    done += s;
+  }
+  return shapes;
+}
+
+TransformSpec forward_spec(const TablesView&, Order order) {
+  TransformSpec s;
+  s.order = order;
+  return s;
+}
+
+TransformSpec inverse_spec(const TablesView& t, Order order) {
+  TransformSpec s;
+  s.inverse = true;
+  s.out_mode = kOutScalar;
+  s.out_scalar = t.n_inv;
+  s.order = order;
+  return s;
+}
+
+TransformSpec coset_forward_spec(const TablesView& t, Order order) {
+  TransformSpec s;
+  s.in_mode = kInTable;
+  s.in_table = t.coset;
+  s.order = order;
+  return s;
+}
+
+TransformSpec coset_inverse_spec(const TablesView& t, Order order) {
+  TransformSpec s;
+  s.inverse = true;
+  s.out_mode = kOutTable;
+  s.out_table = t.coset_inv;
+  s.order = order;
+  return s;
+}
+
+TransformSpec h_to_coset_inverse_spec(const TablesView& t) {
+  TransformSpec s;
+  s.inverse = true;
+  s.out_mode = kOutTable;
+  s.out_table = t.intt_to_coset;
+  return s;
+}
+
+TransformSpec h_final_spec(const TablesView& t, bool canonical_output) {
+  TransformSpec s;
+  s.inverse = true;
+  s.in_mode = kInPointwise;
+  s.out_mode = kOutTable;
+  s.out_table = canonical_output ? t.h_final_canonical : t.h_final;
+  return s;
+}
+
+std::vector<PassArgs> make_passes(const TransformSpec& spec, const TablesView& tables,
+                                  const TransformBuffers& buf, const PlanOptions& opt) {
+  const unsigned log_n = tables.log_n;
+  const auto shapes = plan_shapes(log_n, opt);
+  if (shapes.size() > 1 && buf.work == buf.out)
+    throw std::invalid_argument("gpu ntt: a multi-pass transform needs a work buffer distinct from its output");
+  if (spec.in_mode == kInPointwise && (!buf.in_b || !buf.in_c))
+    throw std::invalid_argument("gpu ntt: a·b - c input needs the b and c buffers");
+  std::vector<PassArgs> passes;
+  unsigned t = 0;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const bool first = i == 0, last = i + 1 == shapes.size();
+    PassArgs p;
+    p.src = first ? buf.in : buf.work;
+    p.dst = last ? buf.out : buf.work;
+    if (first) {
+      p.src_b = buf.in_b;
+      p.src_c = buf.in_c;
+      p.in_mode = spec.in_mode;
+      p.in_table = spec.in_table;
+    }
+    p.radix = spec.inverse ? tables.radix_inv : tables.radix_fwd;
+    p.radix_log = tables.radix_log;
+    p.partial = spec.inverse ? tables.partial_inv : tables.partial_fwd;
+    p.log_n = log_n;
+    p.t = t;
+    p.s = shapes[i].s;
+    p.log_c = shapes[i].log_c;
+    // At least two butterflies per thread and stage where the block is big enough.
+    const unsigned butterflies = 1u << (p.log_elems() - 1);
+    p.threads = std::max(1u, std::min(opt.threads, butterflies / 2));
+    p.last = last;
+    if (last) {
+      p.reverse_out = spec.order == Order::kNatural;
+      p.out_mode = spec.out_mode;
+      p.out_table = spec.out_table;
+      p.out_scalar = spec.out_scalar;
+    }
+    passes.push_back(p);
+    t += p.s;
+  }
+  return passes;
+}
+
+}  // namespace prooflab::gpu::ntt

@@ -1,0 +1,86 @@
+// Planning a transform: which passes (stages per pass, sets per block), which tables, which
+// buffers. Host code, independent of where the tables live: the device path (ntt.cpp) and
+// the host simulator of the tests build their passes with the same functions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu/ntt/pass.cuh"
+
+namespace prooflab::gpu::ntt {
+
+// The largest block the kernel supports: 2^12 elements, 128 KiB of shared memory.
+inline constexpr unsigned kMaxLogBlockElems = 12;
+inline constexpr unsigned kMaxThreads = 256;
+// Sizes the tables (and the 32-bit index arithmetic) support.
+inline constexpr unsigned kMaxLogN = 27;
+
+struct PlanOptions {
+  unsigned log_block_elems = 11;  // elements per block, log2 (shared memory = 32·2^this bytes)
+  unsigned threads = 256;         // threads per block (a power of two, at most kMaxThreads)
+  std::vector<unsigned> stages;   // stages per pass, summing to log n; empty = automatic
+};
+
+struct PassShape {
+  unsigned s = 0, log_c = 0;  // stages; log2 of the sets per block
+};
+
+// Automatic: one pass up to 2^log_block_elems; otherwise ceil(log n / log_block_elems)
+// passes of near-equal size, the larger ones first, each block as wide (C sets) as fits.
+// Throws std::invalid_argument for options the kernel cannot run, naming the option.
+std::vector<PassShape> plan_shapes(unsigned log_n, const PlanOptions& opt);
+
+// Pointers to every table of one domain (on the device, or on the host for the simulator).
+struct TablesView {
+  unsigned log_n = 0, radix_log = 0;
+  const Fr32* radix_fwd = nullptr;  // ω_{2^radix_log}^i, i < 2^(radix_log-1)
+  const Fr32* radix_inv = nullptr;  // the same for ω^-1
+  PowerTable partial_fwd, partial_inv;  // ω^e, ω^-e (e < n)
+  PowerTable coset;                     // g^i                 coset NTT input
+  PowerTable coset_inv;                 // n^-1·g^-i           coset iNTT output
+  PowerTable intt_to_coset;             // n^-1·g^i            iNTT output made coset NTT input
+  PowerTable h_final;                   // n^-1·g^-i·Z(g)^-1   Groth16 H, Montgomery output
+  PowerTable h_final_canonical;         // same ·R^-1          Groth16 H, canonical output
+  Fr32 n_inv;                           // 1/n (Montgomery)
+};
+
+enum class Order { kNatural, kBitReversed };
+
+// What one transform does beyond the DIF passes themselves (all inputs in natural order).
+struct TransformSpec {
+  bool inverse = false;
+  std::uint32_t in_mode = kInNone;
+  PowerTable in_table;
+  std::uint32_t out_mode = kOutNone;
+  PowerTable out_table;
+  Fr32 out_scalar{};
+  Order order = Order::kNatural;
+};
+
+TransformSpec forward_spec(const TablesView& t, Order order = Order::kNatural);
+TransformSpec inverse_spec(const TablesView& t, Order order = Order::kNatural);
+TransformSpec coset_forward_spec(const TablesView& t, Order order = Order::kNatural);
+TransformSpec coset_inverse_spec(const TablesView& t, Order order = Order::kNatural);
+// Groth16 H (see h.hpp): a, b, c go through h_to_coset_inverse then a plain forward transform
+// (that pair is intt followed by coset_ntt with the 1/n and g^i scalings merged into one
+// table); then h_final takes a, b, c at once (a·b - c) and returns the H coefficients.
+TransformSpec h_to_coset_inverse_spec(const TablesView& t);
+TransformSpec h_final_spec(const TablesView& t, bool canonical_output);
+
+// The buffers of one transform. The first pass reads `in` (and in_b, in_c for a·b - c), the
+// last writes `out`; passes in between work in place on `work`. With two or more passes
+// `work` must differ from `out` (it may equal `in`, in_b or in_c, which are then destroyed);
+// a single pass ignores `work` and may run in place (in == out).
+struct TransformBuffers {
+  const Fr32* in = nullptr;
+  const Fr32* in_b = nullptr;
+  const Fr32* in_c = nullptr;
+  Fr32* work = nullptr;
+  Fr32* out = nullptr;
+};
+
+std::vector<PassArgs> make_passes(const TransformSpec& spec, const TablesView& tables,
+                                  const TransformBuffers& buffers, const PlanOptions& opt);
+
+}  // namespace prooflab::gpu::ntt
