@@ -1,0 +1,388 @@
+// The device NTTs and Groth16's H against core/poly and core/groth16, bit for bit.
+//  - GpuNttSimulation: the kernel's phase functions run on the host (pass_simulator.hpp) for
+//    many sizes and plans, no GPU needed; checks the decomposition, indices and tables.
+//  - Small/ Medium/ Long/ GpuNtt: the kernels on the GPU at 2^10, 2^12 | 2^16, 2^20 | 2^24
+//    (Long is the slow one; skip it with --gtest_filter=-Long/*). Without a GPU they skip
+//    with the runtime's reason.
+//  - GpuMemory: the allocator's budget errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/field/fr.hpp"
+#include "core/groth16/prover.hpp"
+#include "core/parallel/thread_pool.hpp"
+#include "core/poly/ntt.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_info.hpp"
+#include "gpu/memory/device_allocator.hpp"
+#include "gpu/ntt/domain.hpp"
+#include "gpu/ntt/h.hpp"
+#include "gpu/ntt/h_host.hpp"
+#include "gpu/ntt/ntt.hpp"
+#include "gpu/ntt/pass_simulator.hpp"
+#include "gpu/ntt/tables.hpp"
+
+namespace {
+
+using prooflab::field::Fr;
+using prooflab::gpu::check_cuda;
+using prooflab::gpu::memory::DeviceAllocator;
+using prooflab::gpu::memory::DeviceBuffer;
+using prooflab::gpu::memory::DeviceOutOfMemory;
+using prooflab::gpu::ntt::Fr32;
+using prooflab::gpu::ntt::Order;
+using prooflab::gpu::ntt::PlanOptions;
+using prooflab::gpu::ntt::Transform;
+using prooflab::parallel::ThreadPool;
+using prooflab::poly::EvaluationDomain;
+namespace gntt = prooflab::gpu::ntt;
+
+#define PROOFLAB_REQUIRE_GPU()                                             \
+  do {                                                                     \
+    std::string why_no_gpu;                                                \
+    if (prooflab::gpu::list_devices(&why_no_gpu).empty())                  \
+      GTEST_SKIP() << "no GPU: " << why_no_gpu;                            \
+  } while (0)
+
+ThreadPool& pool() {
+  static ThreadPool p(0, "gpu-test");
+  return p;
+}
+
+// Uniform random elements, generated in parallel (2^24 of them for the long test).
+std::vector<Fr> random_vector(std::size_t n, std::uint64_t seed) {
+  std::vector<Fr> v(n);
+  pool().parallel_for(n, 1 << 14, [&](std::size_t begin, std::size_t end) {
+    std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ULL + begin);
+    for (std::size_t i = begin; i < end; ++i) v[i] = Fr::random(rng);
+  });
+  return v;
+}
+
+const Transform kKinds[] = {Transform::kForward, Transform::kInverse, Transform::kCosetForward,
+                            Transform::kCosetInverse};
+
+std::vector<Fr> cpu_transform(Transform kind, std::vector<Fr> v, const EvaluationDomain& d) {
+  switch (kind) {
+    case Transform::kForward: prooflab::poly::ntt(v, d, pool()); break;
+    case Transform::kInverse: prooflab::poly::intt(v, d, pool()); break;
+    case Transform::kCosetForward: prooflab::poly::coset_ntt(v, d, pool()); break;
+    case Transform::kCosetInverse: prooflab::poly::coset_intt(v, d, pool()); break;
+  }
+  return v;
+}
+
+std::vector<Fr> bit_reversed(const std::vector<Fr>& v) {
+  unsigned log_n = 0;
+  while ((std::size_t{1} << log_n) < v.size()) ++log_n;
+  std::vector<Fr> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[gntt::reverse_bits(static_cast<std::uint32_t>(i), log_n)] = v[i];
+  return out;
+}
+
+std::size_t first_mismatch(const std::vector<Fr>& a, const std::vector<Fr>& b) {
+  if (a.size() != b.size()) return 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return i;
+  return a.size();
+}
+#define EXPECT_SAME_VECTOR(got, expect, what)                                               \
+  do {                                                                                      \
+    const std::size_t at_ = first_mismatch(got, expect);                                    \
+    EXPECT_EQ(at_, (expect).size()) << what << ": first mismatch at index " << at_;         \
+  } while (0)
+
+std::vector<Fr32> as_dev(const std::vector<Fr>& v) {
+  std::vector<Fr32> d(v.size());
+  std::memcpy(d.data(), v.data(), v.size() * sizeof(Fr32));
+  return d;
+}
+std::vector<Fr> as_cpu(const std::vector<Fr32>& d) {
+  std::vector<Fr> v(d.size());
+  std::memcpy(v.data(), d.data(), d.size() * sizeof(Fr32));
+  return v;
+}
+
+std::string plan_name(const PlanOptions& o) {
+  std::string s = "E2^" + std::to_string(o.log_block_elems) + "/T" + std::to_string(o.threads);
+  for (unsigned x : o.stages) s += "/" + std::to_string(x);
+  return s;
+}
+
+// ---- host simulation of the kernels (no GPU) ----
+
+std::vector<Fr> simulate(Transform kind, const std::vector<Fr>& v, unsigned log_n, Order order,
+                         const PlanOptions& opt) {
+  const auto tables = gntt::build_tables(log_n);
+  const auto view = tables.view(tables.data.data());
+  auto data = as_dev(v);
+  std::vector<Fr32> work(v.size());
+  gntt::simulate_passes(gntt::make_passes(gntt::spec_for(kind, view, order), view,
+                                          {data.data(), nullptr, nullptr, work.data(), data.data()}, opt));
+  return as_cpu(data);
+}
+
+TEST(GpuNttSimulation, EveryTransformMatchesCpuForManySizesAndPlans) {
+  const std::vector<PlanOptions> plans = {PlanOptions{}, PlanOptions{4, 4, {}}, PlanOptions{3, 1, {}},
+                                          PlanOptions{12, 256, {}}, PlanOptions{6, 8, {}}};
+  for (unsigned log_n : {1u, 2u, 3u, 4u, 7u, 10u, 11u, 12u, 13u, 15u}) {
+    const EvaluationDomain d(log_n);
+    const auto v = random_vector(d.size(), log_n);
+    for (Transform kind : kKinds) {
+      const auto expect = cpu_transform(kind, v, d);
+      for (const auto& plan : plans) {
+        const std::string what = std::string(gntt::transform_name(kind)) + " 2^" +
+                                 std::to_string(log_n) + " " + plan_name(plan);
+        EXPECT_SAME_VECTOR(simulate(kind, v, log_n, Order::kNatural, plan), expect, what);
+      }
+      EXPECT_SAME_VECTOR(simulate(kind, v, log_n, Order::kBitReversed, PlanOptions{5, 4, {}}),
+                         bit_reversed(expect), std::string(gntt::transform_name(kind)) + " NR");
+    }
+  }
+}
+
+TEST(GpuNttSimulation, ExplicitPassSplitsMatchCpu) {
+  const unsigned log_n = 14;
+  const EvaluationDomain d(log_n);
+  const auto v = random_vector(d.size(), 5);
+  const auto expect = cpu_transform(Transform::kForward, v, d);
+  for (const auto& stages : std::vector<std::vector<unsigned>>{{7, 7}, {12, 2}, {2, 12}, {1, 12, 1}, {5, 5, 4}})
+    EXPECT_SAME_VECTOR(simulate(Transform::kForward, v, log_n, Order::kNatural, PlanOptions{12, 64, stages}),
+                       expect, plan_name(PlanOptions{12, 64, stages}));
+}
+
+TEST(GpuNttSimulation, ComputeHMatchesCpu) {
+  for (unsigned log_n : {1u, 4u, 10u, 12u}) {
+    for (const auto& plan : {PlanOptions{}, PlanOptions{5, 4, {}}}) {
+      const std::size_t n = std::size_t{1} << log_n;
+      auto a = random_vector(n, 1), b = random_vector(n, 2), c = random_vector(n, 3);
+      const auto tables = gntt::build_tables(log_n);
+      const auto t = tables.view(tables.data.data());
+      auto da = as_dev(a), db = as_dev(b), dc = as_dev(c);
+      std::vector<Fr32> work(n);
+      for (auto* x : {&da, &db, &dc}) {
+        gntt::simulate_passes(gntt::make_passes(gntt::h_to_coset_inverse_spec(t), t,
+                                                {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
+        gntt::simulate_passes(gntt::make_passes(gntt::forward_spec(t), t,
+                                                {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
+      }
+      gntt::simulate_passes(gntt::make_passes(gntt::h_final_spec(t, true), t,
+                                              {da.data(), db.data(), dc.data(), db.data(), da.data()}, plan));
+      const auto expect = prooflab::groth16::compute_h(a, b, c, pool());
+      ASSERT_EQ(expect.size(), n - 1);
+      EXPECT_EQ(0, std::memcmp(da.data(), expect.data(), (n - 1) * sizeof(Fr32)))
+          << "2^" << log_n << " " << plan_name(plan);
+    }
+  }
+}
+
+TEST(GpuNttSimulation, PlansRejectOptionsTheKernelCannotRun) {
+  EXPECT_THROW(gntt::plan_shapes(0, {}), std::invalid_argument);
+  EXPECT_THROW(gntt::plan_shapes(28, {}), std::invalid_argument);
+  EXPECT_THROW(gntt::plan_shapes(20, PlanOptions{13, 256, {}}), std::invalid_argument);
+  EXPECT_THROW(gntt::plan_shapes(20, PlanOptions{11, 384, {}}), std::invalid_argument);
+  EXPECT_THROW(gntt::plan_shapes(20, PlanOptions{11, 256, {10, 9}}), std::invalid_argument);
+  EXPECT_THROW(gntt::plan_shapes(24, PlanOptions{11, 256, {12, 12}}), std::invalid_argument);
+  const auto s = gntt::plan_shapes(24, {});
+  ASSERT_EQ(s.size(), 3u);
+  for (const auto& p : s) EXPECT_EQ(p.s + p.log_c, 11u);
+}
+
+// ---- the kernels on the GPU ----
+
+class GpuNtt : public ::testing::TestWithParam<unsigned> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (prooflab::gpu::list_devices(&why).empty()) GTEST_SKIP() << "no GPU: " << why;
+    alloc_ = std::make_unique<DeviceAllocator>();
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+  void TearDown() override {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  unsigned log_n() const { return GetParam(); }
+  std::size_t n() const { return std::size_t{1} << GetParam(); }
+  DeviceBuffer<Fr32> buffer(const char* stage = "test") { return DeviceBuffer<Fr32>(*alloc_, n(), stream_, stage); }
+  void put(Fr32* dev, const std::vector<Fr>& v) { gntt::upload(v, dev, stream_); }
+  std::vector<Fr> get(const Fr32* dev) { return gntt::download(dev, n(), stream_); }
+  void poison(Fr32* dev) {
+    check_cuda(cudaMemsetAsync(dev, 0xff, n() * sizeof(Fr32), stream_), "poison");
+  }
+  std::unique_ptr<DeviceAllocator> alloc_;
+  cudaStream_t stream_ = nullptr;
+};
+
+TEST_P(GpuNtt, EveryTransformMatchesCpu) {
+  const gntt::Domain dom(log_n(), *alloc_, stream_);
+  const EvaluationDomain d(log_n());
+  const auto v = random_vector(n(), 100 + log_n());
+  auto data = buffer(), scratch = buffer(), out = buffer();
+  for (Transform kind : kKinds) {
+    const auto expect = cpu_transform(kind, v, d);
+    // In place, scratch poisoned.
+    put(data.get(), v);
+    poison(scratch.get());
+    gntt::transform(kind, data.get(), scratch.get(), dom, stream_);
+    EXPECT_SAME_VECTOR(get(data.get()), expect, gntt::transform_name(kind));
+    // Out of place into a poisoned output; the input must survive.
+    put(data.get(), v);
+    poison(out.get());
+    gntt::transform(kind, data.get(), out.get(), scratch.get(), dom, stream_);
+    EXPECT_SAME_VECTOR(get(out.get()), expect, std::string(gntt::transform_name(kind)) + " out of place");
+    EXPECT_SAME_VECTOR(get(data.get()), v, std::string(gntt::transform_name(kind)) + " input kept");
+    // Bit-reversed output (scratch from the allocator).
+    put(data.get(), v);
+    gntt::transform(kind, data.get(), dom, *alloc_, stream_, Order::kBitReversed);
+    EXPECT_SAME_VECTOR(get(data.get()), bit_reversed(expect), std::string(gntt::transform_name(kind)) + " NR");
+  }
+}
+
+// The long suite (2^24) keeps to the checks that need the size; the others are covered by
+// the smaller sizes and would only add CPU time.
+#define PROOFLAB_SKIP_AT_LONG_SIZE() \
+  if (log_n() >= 24) GTEST_SKIP() << "covered at 2^10..2^20"
+
+TEST_P(GpuNtt, OtherPlansGiveTheSameResult) {
+  PROOFLAB_SKIP_AT_LONG_SIZE();
+  const gntt::Domain dom(log_n(), *alloc_, stream_);
+  const auto v = random_vector(n(), 200 + log_n());
+  const auto expect = cpu_transform(Transform::kCosetForward, v, EvaluationDomain(log_n()));
+  auto data = buffer(), scratch = buffer();
+  for (const auto& plan : {PlanOptions{10, 256, {}}, PlanOptions{12, 256, {}}, PlanOptions{11, 128, {}},
+                           PlanOptions{8, 32, {}}}) {
+    put(data.get(), v);
+    poison(scratch.get());
+    gntt::transform(Transform::kCosetForward, data.get(), scratch.get(), dom, stream_, Order::kNatural, plan);
+    EXPECT_SAME_VECTOR(get(data.get()), expect, plan_name(plan));
+  }
+}
+
+TEST_P(GpuNtt, RoundTripsAndDegenerateInputs) {
+  const gntt::Domain dom(log_n(), *alloc_, stream_);
+  const EvaluationDomain d(log_n());
+  auto data = buffer(), scratch = buffer();
+  const auto v = random_vector(n(), 300 + log_n());
+  for (auto [fwd, inv] : {std::pair{Transform::kForward, Transform::kInverse},
+                          std::pair{Transform::kCosetForward, Transform::kCosetInverse},
+                          std::pair{Transform::kInverse, Transform::kForward}}) {
+    put(data.get(), v);
+    gntt::transform(fwd, data.get(), scratch.get(), dom, stream_);
+    gntt::transform(inv, data.get(), scratch.get(), dom, stream_);
+    EXPECT_SAME_VECTOR(get(data.get()), v, std::string(gntt::transform_name(fwd)) + " then " + gntt::transform_name(inv));
+  }
+  if (log_n() >= 24) return;  // the degenerate inputs are covered at 2^10..2^20
+  for (const Fr fill : {Fr::zero(), Fr::one()}) {
+    const std::vector<Fr> constant(n(), fill);
+    for (Transform kind : kKinds) {
+      put(data.get(), constant);
+      gntt::transform(kind, data.get(), scratch.get(), dom, stream_);
+      EXPECT_SAME_VECTOR(get(data.get()), cpu_transform(kind, constant, d),
+                         std::string(gntt::transform_name(kind)) + (fill.is_zero() ? " of zeros" : " of ones"));
+    }
+  }
+}
+
+TEST_P(GpuNtt, ComputeHMatchesCpu) {
+  const auto a = random_vector(n(), 1), b = random_vector(n(), 2), c = random_vector(n(), 3);
+  auto ca = a, cb = b, cc = c;
+  const auto expect = prooflab::groth16::compute_h(ca, cb, cc, pool());
+  for (bool concurrent : {true, false}) {
+    gntt::HOptions opt;
+    opt.concurrent = concurrent;
+    const auto h = gntt::compute_h_from_host(a, b, c, *alloc_, stream_, opt);
+    ASSERT_EQ(h.size(), expect.size());
+    EXPECT_TRUE(h == expect) << (concurrent ? "three streams" : "one stream");
+  }
+  // Montgomery output, a, b, c already on the device.
+  const gntt::Domain dom(log_n(), *alloc_, stream_);
+  auto da = buffer(), db = buffer(), dc = buffer();
+  put(da.get(), a), put(db.get(), b), put(dc.get(), c);
+  gntt::HComputer hc(*alloc_);
+  gntt::HOptions opt;
+  opt.canonical_output = false;
+  hc.compute(da.get(), db.get(), dc.get(), dom, stream_, opt);
+  const auto got = get(da.get());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i + 1 < n(); ++i) bad += got[i] != Fr::from_canonical(expect[i]);
+  EXPECT_EQ(bad, 0u) << "Montgomery-form h";
+}
+
+TEST_P(GpuNtt, ComputeHOfZerosIsZero) {
+  PROOFLAB_SKIP_AT_LONG_SIZE();
+  const std::vector<Fr> zeros(n(), Fr::zero());
+  const auto h = gntt::compute_h_from_host(zeros, zeros, zeros, *alloc_, stream_);
+  for (const auto& x : h) ASSERT_TRUE(prooflab::field::bigint_is_zero(x));
+}
+
+INSTANTIATE_TEST_SUITE_P(Small, GpuNtt, ::testing::Values(10u, 12u));
+INSTANTIATE_TEST_SUITE_P(Medium, GpuNtt, ::testing::Values(16u, 20u));
+INSTANTIATE_TEST_SUITE_P(Long, GpuNtt, ::testing::Values(24u));
+
+// ---- the allocator ----
+
+TEST(GpuMemory, BudgetErrorsNameStageRequestAndBudget) {
+  PROOFLAB_REQUIRE_GPU();
+  cudaStream_t s = nullptr;
+  DeviceAllocator alloc(1 << 20);
+  void* p = alloc.allocate(512 << 10, s, "first");
+  EXPECT_EQ(alloc.in_use(), 512u << 10);
+  try {
+    alloc.allocate(768 << 10, s, "second_stage");
+    FAIL() << "an allocation over the budget succeeded";
+  } catch (const DeviceOutOfMemory& e) {
+    EXPECT_EQ(e.stage(), "second_stage");
+    EXPECT_EQ(e.requested(), 768u << 10);
+    EXPECT_EQ(e.in_use(), 512u << 10);
+    EXPECT_EQ(e.budget(), 1u << 20);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("second_stage"), std::string::npos) << what;
+    EXPECT_NE(what.find("786432"), std::string::npos) << what;
+    EXPECT_NE(what.find("1048576"), std::string::npos) << what;
+  }
+  EXPECT_EQ(alloc.in_use(), 512u << 10);  // a refused request leaves no trace
+  alloc.deallocate(p, s);
+  EXPECT_EQ(alloc.in_use(), 0u);
+  EXPECT_EQ(alloc.peak(), 512u << 10);
+  void* q = alloc.allocate(1 << 20, s, "whole");  // the full budget fits once freed
+  EXPECT_EQ(alloc.peak(), 1u << 20);
+  alloc.deallocate(q, s);
+  alloc.reset_peak();
+  EXPECT_EQ(alloc.peak(), 0u);
+  EXPECT_THROW(alloc.deallocate(reinterpret_cast<void*>(0x1000), s), std::invalid_argument);
+  check_cuda(cudaDeviceSynchronize(), "sync");
+}
+
+TEST(GpuMemory, ComputeHOverBudgetFailsInItsStage) {
+  PROOFLAB_REQUIRE_GPU();
+  cudaStream_t s = nullptr;
+  const unsigned log_n = 16;
+  const std::size_t n = std::size_t{1} << log_n;
+  // Tables and a, b, c fit; the 3n elements of concurrent scratch do not.
+  DeviceAllocator alloc(std::uint64_t{5} * n * sizeof(Fr32));
+  const gntt::Domain dom(log_n, alloc, s);
+  DeviceBuffer<Fr32> a(alloc, n, s, "a"), b(alloc, n, s, "b"), c(alloc, n, s, "c");
+  gntt::HComputer hc(alloc);
+  try {
+    hc.compute(a.get(), b.get(), c.get(), dom, s);
+    FAIL() << "compute_h fitted a budget too small for its scratch";
+  } catch (const DeviceOutOfMemory& e) {
+    EXPECT_EQ(e.stage(), "h_scratch");
+  }
+  check_cuda(cudaDeviceSynchronize(), "sync");
+  // Tables alone over budget.
+  DeviceAllocator tiny(1024);
+  try {
+    gntt::Domain too_big(log_n, tiny, s);
+    FAIL() << "tables fitted 1 KiB";
+  } catch (const DeviceOutOfMemory& e) {
+    EXPECT_EQ(e.stage(), "ntt_tables");
+  }
+}
+
+}  // namespace
