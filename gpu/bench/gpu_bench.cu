@@ -1,0 +1,404 @@
+// prooflab_gpu_bench: device-resident timings of the CUDA backend's NTT and H computation,
+// with the two ceilings they are judged against (device-to-device copy bandwidth, Fr
+// multiplication rate) measured in the same run.
+//
+// Method (shared/../METHOD.md): CUDA events around each call, warm-up first, median of at
+// least 7 samples; inputs are random field elements (never zeros), rotated among several
+// buffers, and L2 is flushed (a memset of twice its size) before every sample so that a
+// size that fits in the 60 MB L2 is not flattered. Each case prints one table row and goes
+// into the JSON with every sample, the plan and the model's prediction (cost.hpp).
+//
+//   prooflab_gpu_bench [--json FILE] [--reps N] [--max-log K] [--quick]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_info.hpp"
+#include "gpu/memory/device_allocator.hpp"
+#include "gpu/ntt/cost.hpp"
+#include "gpu/ntt/h.hpp"
+#include "gpu/ntt/ntt.hpp"
+
+using namespace prooflab::gpu;
+using prooflab::gpu::field::Fr32;
+using prooflab::gpu::ntt::Order;
+using prooflab::gpu::ntt::PlanOptions;
+using prooflab::gpu::ntt::Transform;
+
+namespace {
+
+// ---- random field elements on the device (values < 2^254 < r: valid Montgomery forms) ----
+
+__device__ std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+__global__ void fill_random_kernel(Fr32* out, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    Fr32 x;
+    for (int w = 0; w < 4; ++w) {
+      const std::uint64_t r = splitmix(seed ^ (i * 4 + w) * 0x2545f4914f6cdd1dULL);
+      x.v[2 * w] = static_cast<std::uint32_t>(r);
+      x.v[2 * w + 1] = static_cast<std::uint32_t>(r >> 32);
+    }
+    x.v[7] &= 0x3fffffffu;
+    out[i] = x;
+  }
+}
+
+void fill_random(Fr32* out, std::size_t n, std::uint64_t seed, cudaStream_t s) {
+  fill_random_kernel<<<4 * 132 * 4, 256, 0, s>>>(out, n, seed);
+  check_launch("fill_random_kernel");
+}
+
+// ---- the Fr multiplication ceiling: 4 independent chains per thread ----
+
+__global__ void fr_mul_chain_kernel(Fr32* data, int iters) {
+  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  Fr32 x0 = data[4 * i], x1 = data[4 * i + 1], x2 = data[4 * i + 2], x3 = data[4 * i + 3];
+  const Fr32 y = data[0];
+  for (int k = 0; k < iters; ++k) {
+    x0 = x0 * y;
+    x1 = x1 * y;
+    x2 = x2 * y;
+    x3 = x3 * y;
+  }
+  data[4 * i] = x0, data[4 * i + 1] = x1, data[4 * i + 2] = x2, data[4 * i + 3] = x3;
+}
+
+// ---- measurement ----
+
+struct Stats {
+  std::vector<double> ms;
+  double median = 0, min = 0, max = 0, mean = 0;
+};
+
+Stats summarize(std::vector<double> ms) {
+  Stats s;
+  s.ms = ms;
+  std::sort(ms.begin(), ms.end());
+  s.min = ms.front();
+  s.max = ms.back();
+  s.median = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+  double sum = 0;
+  for (double x : ms) sum += x;
+  s.mean = sum / ms.size();
+  return s;
+}
+
+struct Bench {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t t0 = nullptr, t1 = nullptr;
+  void* flush = nullptr;
+  std::size_t flush_bytes = 0;
+  int reps = 11, warmup = 2;
+
+  // setup(rep) runs untimed before each sample (refills, rotation); run(rep) is timed.
+  Stats measure(const std::function<void(int)>& setup, const std::function<void(int)>& run) {
+    std::vector<double> ms;
+    for (int r = 0; r < warmup + reps; ++r) {
+      setup(r);
+      if (flush) check_cuda(cudaMemsetAsync(flush, r & 0xff, flush_bytes, stream), "l2 flush");
+      check_cuda(cudaEventRecord(t0, stream), "cudaEventRecord");
+      run(r);
+      check_cuda(cudaEventRecord(t1, stream), "cudaEventRecord");
+      check_cuda(cudaEventSynchronize(t1), "cudaEventSynchronize");
+      float t = 0;
+      check_cuda(cudaEventElapsedTime(&t, t0, t1), "cudaEventElapsedTime");
+      if (r >= warmup) ms.push_back(t);
+    }
+    return summarize(ms);
+  }
+};
+
+struct Row {
+  std::string name, variant;
+  unsigned log_n = 0;
+  Stats stats;
+  double model_ms = 0, model_compute_ms = 0, model_memory_ms = 0;
+  double fr_muls = 0, dram_bytes = 0;
+  unsigned passes = 0;
+  std::string note;
+};
+
+std::string plan_string(unsigned log_n, const PlanOptions& opt) {
+  std::ostringstream os;
+  const auto shapes = ntt::plan_shapes(log_n, opt);
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    os << (i ? "+" : "") << shapes[i].s << "(C" << (1u << shapes[i].log_c) << ")";
+  os << " T" << opt.threads << " E2^" << opt.log_block_elems;
+  return os.str();
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += c;
+  }
+  return o;
+}
+
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string json_path = "gpu_bench.json";
+  unsigned max_log = 26;
+  bool quick = false;
+  Bench b;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json" && i + 1 < argc) json_path = argv[++i];
+    else if (a == "--reps" && i + 1 < argc) b.reps = std::max(7, std::atoi(argv[++i]));
+    else if (a == "--max-log" && i + 1 < argc) max_log = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (a == "--quick") quick = true;
+    else {
+      std::fprintf(stderr, "usage: %s [--json FILE] [--reps N>=7] [--max-log K] [--quick]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::string why;
+  const auto devices = list_devices(&why);
+  if (devices.empty()) {
+    std::fprintf(stderr, "prooflab_gpu_bench: no GPU: %s\n", why.c_str());
+    return 1;
+  }
+  const DeviceInfo dev = devices.front();
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+
+  try {
+    memory::DeviceAllocator alloc;
+    check_cuda(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check_cuda(cudaEventCreate(&b.t0), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&b.t1), "cudaEventCreate");
+    b.flush_bytes = std::size_t{2} * static_cast<std::size_t>(prop.l2CacheSize);
+    memory::DeviceBuffer<char> flush(alloc, b.flush_bytes, b.stream, "bench_l2_flush");
+    b.flush = flush.get();
+
+    // Ceilings: the integer-multiply rate the model assumes (64 IMAD/clk/SM), and memory.
+    const double clock_hz = dev.clock_khz * 1e3;
+    const double imad_rate = 64.0 * dev.sm_count * clock_hz;
+    double mem_bw = 4.1e12;  // REFERENCE.md's triad; replaced by the copy measured below
+
+    std::vector<Row> rows;
+    const auto print_row = [](const Row& r) {
+      std::printf("%-16s %-28s 2^%-3u %9.3f %9.3f %9.3f %9.3f  %s\n", r.name.c_str(),
+                  r.variant.c_str(), r.log_n, r.stats.median, r.stats.min, r.stats.max, r.model_ms,
+                  r.note.c_str());
+      std::fflush(stdout);
+    };
+    std::printf("device: %s, %d SMs, %.0f MHz, L2 %d MB, %.1f GiB\n", dev.name.c_str(), dev.sm_count,
+                clock_hz / 1e6, prop.l2CacheSize >> 20, dev.memory_bytes / double(1 << 30));
+    std::printf("%-16s %-28s %-5s %9s %9s %9s %9s  %s\n", "case", "variant", "n", "median_ms",
+                "min_ms", "max_ms", "model_ms", "note");
+
+    {  // device-to-device copy: bytes read + bytes written over time
+      const std::size_t bytes = std::size_t{1} << 30;
+      memory::DeviceBuffer<char> src(alloc, bytes, b.stream, "bench"), dst(alloc, bytes, b.stream, "bench");
+      check_cuda(cudaMemsetAsync(src.get(), 1, bytes, b.stream), "memset");
+      Row r;
+      r.name = "hbm_copy";
+      r.variant = "cudaMemcpy D2D 1 GiB";
+      r.stats = b.measure([](int) {}, [&](int) {
+        check_cuda(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, b.stream), "copy");
+      });
+      mem_bw = 2.0 * bytes / (r.stats.median * 1e-3);
+      std::ostringstream os;
+      os << static_cast<int>(mem_bw / 1e9) << " GB/s (read+write)";
+      r.note = os.str();
+      rows.push_back(r);
+      print_row(r);
+    }
+    {  // Fr multiplication rate
+      const int threads = 256, blocks = dev.sm_count * 8, iters = 256;
+      const std::size_t elems = std::size_t{4} * threads * blocks;
+      memory::DeviceBuffer<Fr32> data(alloc, elems, b.stream, "bench");
+      fill_random(data.get(), elems, 7, b.stream);
+      Row r;
+      r.name = "fr_mul";
+      r.variant = "4 chains/thread";
+      r.stats = b.measure([](int) {}, [&](int) {
+        fr_mul_chain_kernel<<<blocks, threads, 0, b.stream>>>(data.get(), iters);
+        check_launch("fr_mul_chain_kernel");
+      });
+      const double muls = double(elems) * iters;
+      r.fr_muls = muls;
+      r.model_ms = r.model_compute_ms = muls * ntt::kImadPerFrMul / imad_rate * 1e3;
+      std::ostringstream os;
+      os << muls / (r.stats.median * 1e-3) / 1e9 << " Gmul/s; model assumes " << imad_rate / ntt::kImadPerFrMul / 1e9;
+      r.note = os.str();
+      rows.push_back(r);
+      print_row(r);
+    }
+
+    const auto model = [&](Row& r, const std::vector<ntt::PassArgs>& passes, double extra_muls = 0) {
+      const auto c = ntt::estimate_cost(passes);
+      r.fr_muls += c.fr_muls + extra_muls;
+      r.dram_bytes += c.dram_bytes;
+      r.passes += c.passes;
+    };
+    const auto finish_model = [&](Row& r) {
+      r.model_compute_ms = r.fr_muls * ntt::kImadPerFrMul / imad_rate * 1e3;
+      r.model_memory_ms = r.dram_bytes / mem_bw * 1e3;
+      r.model_ms = std::max(r.model_compute_ms, r.model_memory_ms);
+      std::ostringstream os;
+      os << "compute " << r.model_compute_ms << " / memory " << r.model_memory_ms << " ms; "
+         << r.dram_bytes / (r.stats.median * 1e-3) / 1e9 << " GB/s eff";
+      r.note = os.str();
+    };
+
+    // One NTT case: in place on rotating buffers with a shared scratch.
+    const auto ntt_case = [&](const char* name, Transform kind, unsigned log_n, Order order,
+                              const PlanOptions& opt) {
+      const std::size_t n = std::size_t{1} << log_n, bytes = n * sizeof(Fr32);
+      const ntt::Domain d(log_n, alloc, b.stream);
+      const int rot = static_cast<int>(std::clamp<std::size_t>((4 * b.flush_bytes + bytes - 1) / bytes, 2, 8));
+      std::vector<memory::DeviceBuffer<Fr32>> bufs;
+      for (int i = 0; i < rot; ++i) {
+        bufs.emplace_back(alloc, n, b.stream, "bench_ntt");
+        fill_random(bufs.back().get(), n, 1000 + i, b.stream);
+      }
+      memory::DeviceBuffer<Fr32> scratch(alloc, ntt::scratch_elements(d, opt), b.stream, "bench_scratch");
+      Row r;
+      r.name = name;
+      r.log_n = log_n;
+      r.variant = std::string(order == Order::kNatural ? "NN " : "NR ") + plan_string(log_n, opt);
+      r.stats = b.measure([](int) {}, [&](int rep) {
+        ntt::transform(kind, bufs[rep % rot].get(), scratch.get(), d, b.stream, order, opt);
+      });
+      const auto passes = ntt::make_passes(ntt::spec_for(kind, d.tables(), order), d.tables(),
+                                           {bufs[0].get(), nullptr, nullptr, scratch.get(), bufs[0].get()}, opt);
+      model(r, passes);
+      finish_model(r);
+      rows.push_back(r);
+      print_row(r);
+    };
+
+    const auto h_case = [&](unsigned log_n, const ntt::HOptions& hopt) {
+      const std::size_t n = std::size_t{1} << log_n;
+      const ntt::Domain d(log_n, alloc, b.stream);
+      memory::DeviceBuffer<Fr32> a(alloc, n, b.stream, "bench_h"), bb(alloc, n, b.stream, "bench_h"),
+          c(alloc, n, b.stream, "bench_h");
+      ntt::HComputer hc(alloc);
+      Row r;
+      r.name = "compute_h";
+      r.log_n = log_n;
+      r.variant = std::string(hopt.concurrent ? "3 streams " : "1 stream ") + plan_string(log_n, hopt.plan);
+      r.stats = b.measure(
+          [&](int rep) {  // a, b, c are consumed: fresh random inputs, untimed
+            fill_random(a.get(), n, 10 * rep + 1, b.stream);
+            fill_random(bb.get(), n, 10 * rep + 2, b.stream);
+            fill_random(c.get(), n, 10 * rep + 3, b.stream);
+          },
+          [&](int) { hc.compute(a.get(), bb.get(), c.get(), d, b.stream, hopt); });
+      const auto& t = d.tables();
+      Fr32* w = a.get();
+      for (int i = 0; i < 3; ++i) {
+        model(r, ntt::make_passes(ntt::h_to_coset_inverse_spec(t), t, {w, nullptr, nullptr, bb.get(), w}, hopt.plan));
+        model(r, ntt::make_passes(ntt::forward_spec(t), t, {w, nullptr, nullptr, bb.get(), w}, hopt.plan));
+      }
+      model(r, ntt::make_passes(ntt::h_final_spec(t, true), t, {a.get(), bb.get(), c.get(), bb.get(), a.get()}, hopt.plan));
+      finish_model(r);
+      rows.push_back(r);
+      print_row(r);
+    };
+
+    const PlanOptions def;
+    std::vector<unsigned> ntt_sizes = {20, 22, 24, 26};
+    if (quick) ntt_sizes = {20, 24};
+    for (unsigned k : ntt_sizes)
+      if (k <= max_log) ntt_case("ntt", Transform::kForward, k, Order::kNatural, def);
+    for (unsigned k : ntt_sizes)
+      if (k <= max_log) ntt_case("ntt", Transform::kForward, k, Order::kBitReversed, def);
+    if (24 <= max_log) {
+      ntt_case("coset_ntt", Transform::kCosetForward, 24, Order::kNatural, def);
+      ntt_case("intt", Transform::kInverse, 24, Order::kNatural, def);
+      ntt_case("coset_intt", Transform::kCosetInverse, 24, Order::kNatural, def);
+    }
+    for (unsigned k : {20u, 22u, 24u})
+      if (k <= max_log && !(quick && k == 22)) h_case(k, ntt::HOptions{});
+    if (!quick && 24 <= max_log) {
+      ntt::HOptions one;
+      one.concurrent = false;
+      h_case(24, one);
+    }
+    // Plan variants (the tuning axis this first version leaves open): block size, threads,
+    // explicit pass splits.
+    if (!quick) {
+      std::vector<PlanOptions> variants;
+      variants.push_back(PlanOptions{10, 256, {}});
+      variants.push_back(PlanOptions{12, 256, {}});
+      variants.push_back(PlanOptions{11, 128, {}});
+      variants.push_back(PlanOptions{12, 256, {12, 12}});
+      variants.push_back(PlanOptions{12, 128, {12, 12}});
+      variants.push_back(PlanOptions{11, 256, {11, 11, 2}});
+      for (const auto& v : variants)
+        if (24 <= max_log) ntt_case("ntt_variant", Transform::kForward, 24, Order::kBitReversed, v);
+      std::vector<PlanOptions> v26 = {PlanOptions{12, 256, {}}, PlanOptions{12, 256, {12, 12, 2}},
+                                      PlanOptions{10, 256, {}}};
+      for (const auto& v : v26)
+        if (26 <= max_log) ntt_case("ntt_variant", Transform::kForward, 26, Order::kBitReversed, v);
+    }
+
+    // ---- JSON ----
+    FILE* f = std::fopen(json_path.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "cannot write %s\n", json_path.c_str());
+      return 1;
+    }
+    const std::time_t now = std::time(nullptr);
+    char stamp[64];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    std::fprintf(f, "{\n  \"context\": {\"date\": \"%s\", \"device\": \"%s\", \"sm_count\": %d, "
+                 "\"clock_mhz\": %.0f, \"l2_bytes\": %d, \"memory_bytes\": %llu, \"driver\": %d, "
+                 "\"runtime\": %d, \"reps\": %d, \"warmup\": %d, \"l2_flush_bytes\": %zu, "
+                 "\"imad_rate_assumed\": %.4g, \"memory_bw_measured\": %.4g, \"imad_per_fr_mul\": %.0f},\n",
+                 stamp, json_escape(dev.name).c_str(), dev.sm_count, clock_hz / 1e6, prop.l2CacheSize,
+                 static_cast<unsigned long long>(dev.memory_bytes), dev.driver_version,
+                 dev.runtime_version, b.reps, b.warmup, b.flush_bytes, imad_rate, mem_bw,
+                 ntt::kImadPerFrMul);
+    std::fprintf(f, "  \"benchmarks\": [\n");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      std::fprintf(f, "    {\"name\": \"%s\", \"variant\": \"%s\", \"log_n\": %u, \"median_ms\": %.6f, "
+                   "\"min_ms\": %.6f, \"max_ms\": %.6f, \"mean_ms\": %.6f, \"model_ms\": %.6f, "
+                   "\"model_compute_ms\": %.6f, \"model_memory_ms\": %.6f, \"fr_muls\": %.6g, "
+                   "\"dram_bytes\": %.6g, \"passes\": %u, \"note\": \"%s\", \"samples_ms\": [",
+                   r.name.c_str(), json_escape(r.variant).c_str(), r.log_n, r.stats.median,
+                   r.stats.min, r.stats.max, r.stats.mean, r.model_ms, r.model_compute_ms,
+                   r.model_memory_ms, r.fr_muls, r.dram_bytes, r.passes, json_escape(r.note).c_str());
+      for (std::size_t j = 0; j < r.stats.ms.size(); ++j)
+        std::fprintf(f, "%s%.6f", j ? ", " : "", r.stats.ms[j]);
+      std::fprintf(f, "]}%s\n", i + 1 < rows.size() ? "," : "");
+    }
+    const auto st = alloc.stats();
+    std::fprintf(f, "  ],\n  \"allocator\": {\"peak_bytes\": %llu, \"reserved_high_bytes\": %llu}\n}\n",
+                 static_cast<unsigned long long>(st.peak),
+                 static_cast<unsigned long long>(st.reserved_high));
+    std::fclose(f);
+    std::printf("json: %s\n", json_path.c_str());
+    flush.reset();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "prooflab_gpu_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
