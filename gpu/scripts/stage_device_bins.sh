@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the GPU test and benchmark binaries on the development machine and copies them into
+# build-gpu-device/ (ignored by git; ~7 MB), the one folder to carry to the device machine:
+#   bash gpu/scripts/stage_device_bins.sh [BUILD_DIR]    (default build-gpu)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build-gpu}
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang \
+    -DCMAKE_CXX_COMPILER=clang++ -DPROOFLAB_BENCH=OFF
+fi
+cmake --build "$BUILD" --target gpu_device_test gpu_field_test gpu_ntt_test prooflab_gpu_bench -j2
+mkdir -p build-gpu-device
+cp "$BUILD"/tests/gpu_device_test "$BUILD"/tests/gpu_field_test "$BUILD"/tests/gpu_ntt_test \
+  "$BUILD"/bench/prooflab_gpu_bench build-gpu-device/
+# What the device image must provide: nothing beyond these (checked here).
+for b in build-gpu-device/*; do
+  extra=$(ldd "$b" | awk '{print $1}' | grep -vE '^(linux-vdso|/lib64/ld-linux|libgmp\.so|libstdc\+\+|libm\.so|libgcc_s|libc\.so|libdl|libpthread|librt)' || true)
+  [ -z "$extra" ] || { echo "$b needs libraries the device image may lack: $extra" >&2; exit 1; }
+done
+git rev-parse HEAD >build-gpu-device/COMMIT
+ls -la build-gpu-device
