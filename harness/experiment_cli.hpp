@@ -1,0 +1,29 @@
+// What `prooflab matrix` and `prooflab sweep` share once they have a plan: the common options,
+// the dry run, SIGINT/SIGTERM handling, the executor (run_batch_to_directory, quiet), and the
+// closing lines (where index.csv is, the report command).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <string>
+
+#include "harness/experiment_schedule.hpp"
+
+namespace prooflab::harness {
+
+struct ExperimentCommandOptions {
+  std::string out = "results";
+  std::string param_dir;
+  bool dry_run = false;
+  bool keep_failed = false;
+};
+
+// --out, --param-dir, --dry-run, --keep-failed.
+void add_experiment_options(CLI::App* cmd, ExperimentCommandOptions& o);
+
+// Dry run: prints the plan. Otherwise runs it (first Ctrl-C: stop after the current run;
+// second: interrupt it) and prints where the index is; throws, for a non-zero exit status,
+// when not every run completed.
+void execute_experiment_command(const ExperimentPlan& plan, const ExperimentCommandOptions& o);
+
+}  // namespace prooflab::harness
