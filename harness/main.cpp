@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   prooflab::harness::add_verify_command(app);
   prooflab::harness::add_batch_command(app);
   prooflab::harness::add_trace_command(app);
+  prooflab::harness::add_run_command(app);
+  prooflab::harness::add_matrix_command(app);
+  prooflab::harness::add_sweep_command(app);
   prooflab::harness::add_report_command(app);
   prooflab::harness::remember_command_line(argc, argv);
   try {
