@@ -2,6 +2,7 @@
 #include "core/msm/msm.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <utility>
 

@@ -1,10 +1,10 @@
 // Pippenger's bucket method, generic over the group (G1, G2), in named steps:
-//   split_scalars       GLV: k = k1 + k2·λ, 128-bit halves, bases extended by λ·P
-//   plan                the window width from the cost model (windows.hpp)
-//   sort_into_buckets   per window: signed digits, counting sort of the points by |digit|
-//   sum_segments        per window: every bucket's points summed by batch-affine trees
-//   reduce_buckets      per window: Σ b·B_b (bucket_reduce.hpp)
-//   combine_windows     Horner over the windows: acc = 2^c·acc + S_w
+//   glv_split, LambdaMap   (msm.cpp, glv.hpp) 128-bit halves over the bases and their λ·P
+//   best_plan              (windows.hpp) window widths from the cost model
+//   sort_into_buckets      per window: signed digits, counting sort of the points by |digit|
+//   sum_segments           per window: every bucket's points summed by batch-affine trees
+//   reduce_buckets         per window: Σ b·B_b (bucket_reduce.hpp)
+//   pippenger              the loop over windows, combined by Horner: acc = 2^c·acc + S_w
 // Windows run one after another with the whole pool inside each step, so every thread is
 // busy whatever the number of windows.
 #pragma once

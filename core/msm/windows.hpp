@@ -96,43 +96,59 @@ struct MsmCostModel {
   double per_point_window = 0.06;  // digit, counting sort, fetch: per point and window
   double per_bucket = 0.03;        // histogram scan, segment bookkeeping: per bucket
   double reduce_per_bucket = 2.1;  // the two reduction additions of a non-empty bucket
-  double per_window = 400;         // a few inversions per window (tree levels, reduction)
+  double per_window = 40;          // a few inversions and pool round trips per window
+  // Fewer than kRadixReduceMin non-empty buckets are reduced by an XYZZ running sum: two
+  // XYZZ additions (~4 units) per bucket plus a small multiple for the gap to the next one.
+  double running_sum_per_bucket = 4;
+  double running_sum_per_gap_bit = 2.4;
 
-  // Expected cost of m points (all digits non-zero) under plan p. A window of B buckets
-  // fills about B(1 − e^(−m/B)) of them, and the first point of a bucket costs nothing.
+  // Expected cost of one window of B buckets over m points (all digits non-zero). It fills
+  // about B(1 − e^(−m/B)) buckets, and the first point of a bucket costs nothing.
+  double window_cost(double m, double b) const {
+    const double nonempty = b * -std::expm1(-m / b);
+    const double reduce =
+        nonempty >= 64 ? reduce_per_bucket * nonempty
+                       : nonempty * (running_sum_per_bucket +
+                                     running_sum_per_gap_bit * std::log2(std::max(1.0, b / nonempty)));
+    return (m - nonempty) + reduce + per_point_window * m + per_bucket * b + per_window;
+  }
+
   double cost(std::size_t m, const WindowPlan& p) const {
     double total = 0;
-    const double md = static_cast<double>(m);
-    for (const Window& w : p.window) {
-      const double b = w.buckets();
-      const double nonempty = b * -std::expm1(-md / b);
-      total += (md - nonempty) + reduce_per_bucket * nonempty + per_point_window * md +
-               per_bucket * b + per_window;
-    }
+    for (const Window& w : p.window) total += window_cost(static_cast<double>(m), w.buckets());
     return total;
   }
 
-  // The cheapest plan of evenly shared windows of at most max_width bits.
+  // The cheapest plan of evenly shared windows of at most max_width bits. Evaluated per
+  // distinct width (a plan has at most three), so the search stays in the microseconds
+  // that matter for small inputs.
   WindowPlan best_plan(std::size_t m, unsigned bits, unsigned max_width = 22) const {
-    WindowPlan best = make_window_plan(bits, 1u);
-    double best_cost = cost(m, best);
-    for (unsigned windows = (bits + max_width - 1) / max_width; windows <= bits; ++windows) {
+    const double md = static_cast<double>(m);
+    std::vector<double> signed_cost(max_width + 2, -1), top_cost(max_width + 2, -1);
+    const auto cached = [&](std::vector<double>& memo, unsigned width, double buckets) {
+      if (memo[width] < 0) memo[width] = window_cost(md, buckets);
+      return memo[width];
+    };
+    std::vector<unsigned> best = {bits};
+    double best_cost = bits <= max_width ? cached(top_cost, bits, std::ldexp(1.0, bits)) : 1e300;
+    for (unsigned windows = 2; windows <= bits; ++windows) {
       const unsigned avg = (bits + windows - 1) / windows;
-      if (avg < 3 && windows > 1) break;  // narrower windows never pay
-      for (unsigned top = avg > 2 ? avg - 2 : 1; top <= std::min(avg + 1, bits); ++top) {
-        if (windows > 1 && bits - top < windows - 1) continue;
-        if (windows == 1 && top != bits) continue;
+      if (avg < 3) break;  // narrower windows never pay
+      if (avg > max_width + 1) continue;
+      for (unsigned top = avg > 2 ? avg - 2 : 1; top <= std::min(avg + 1, max_width); ++top) {
+        if (bits - top < windows - 1) continue;
         const auto widths = even_widths(bits, windows, top);
-        if (*std::max_element(widths.begin(), widths.end()) > max_width) continue;
-        const WindowPlan p = make_window_plan(bits, widths);
-        const double v = cost(m, p);
+        if (widths.front() > max_width) continue;  // the widest come first
+        double v = cached(top_cost, top, std::ldexp(1.0, top));
+        for (unsigned w = 0; w + 1 < windows; ++w)
+          v += cached(signed_cost, widths[w], std::ldexp(1.0, widths[w] - 1));
         if (v < best_cost) {
           best_cost = v;
-          best = p;
+          best = widths;
         }
       }
     }
-    return best;
+    return make_window_plan(bits, best);
   }
 };
 
