@@ -15,6 +15,8 @@ void add_trace_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_matrix_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
+void add_workload_command(CLI::App& app);
+void add_regress_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 
 }  // namespace prooflab::harness

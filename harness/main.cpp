@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   prooflab::harness::add_run_command(app);
   prooflab::harness::add_matrix_command(app);
   prooflab::harness::add_sweep_command(app);
+  prooflab::harness::add_workload_command(app);
+  prooflab::harness::add_regress_command(app);
   prooflab::harness::add_report_command(app);
   prooflab::harness::remember_command_line(argc, argv);
   try {

@@ -1,0 +1,79 @@
+// The committed baseline of `prooflab regress` (results/baselines/*.json): which metrics are
+// checked, how each is measured, its tolerance, the figures, and who changed them, when and
+// why. The format is documented in docs/regress.md.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace prooflab::harness {
+
+inline constexpr const char* kBaselineFormat = "prooflab-regress-baseline";
+inline constexpr int kBaselineVersion = 1;
+
+// Where a metric's figures come from.
+//   callgrind   instructions of `prooflab workload <workload> --n <n>` under valgrind
+//   workload    wall seconds of the same kernel, run natively (`--repeat`)
+//   command     wall-clock: a `prooflab` command that writes a run directory; the figure is a
+//               summary.json key (the ci-smoke throughput)
+//   gbench      a Google Benchmark JSON given on the command line
+//   run         run directories / experiment directories given on the command line
+struct Metric {
+  std::string name;                    // "instructions.fp_mul", "ci-smoke.s_per_proof"
+  std::string kind;                    // deterministic | wallclock
+  std::string source;                  // callgrind | workload | command | gbench | run
+  std::string unit;                    // instructions, s, ns, proofs/min, ...
+  bool higher_is_better = false;
+  double tolerance = 0.01;             // relative; against the stored figures
+  double tolerance_interleaved = 0.03; // relative; wall-clock against a baseline build
+  std::string statistic = "median";    // wall-clock: mean | median
+  std::string device;                  // "" (CPU) or "cuda": checked only where a GPU is
+  // callgrind, workload
+  std::string workload;
+  std::uint64_t n = 0;
+  // workload, command: samples per arm and discarded warm-up runs per arm
+  unsigned repetitions = 0, warmup = 0;
+  unsigned repeat_per_process = 0;     // workload: kernel runs per process (median taken)
+  // command: argv after the executable; {out} and {run_id} are replaced, {source_dir} is
+  // the source tree. The figure is summary.json's `key` (dotted for nested objects).
+  std::vector<std::string> command;
+  std::string key;
+  // gbench: benchmark name (run_name of the repetitions) and the field or counter to take
+  std::string benchmark, field;
+  // run: summary key as above; experiment directories: only these cells / variants (empty: all)
+  std::string cell, variant;
+
+  // The figures: a deterministic metric has `value`; a wall-clock one has `values` (one per
+  // repetition) and `value` = their statistic.
+  std::optional<double> value;
+  std::vector<double> values;
+  std::string result_hash;  // callgrind: the workload's result hash when the count was taken
+  std::string commit, date; // when these figures were measured
+};
+
+struct Baseline {
+  std::string description;
+  nlohmann::json updated = nlohmann::json::object();  // commit, dirty, date, reason, command, by
+  nlohmann::json history = nlohmann::json::array();   // earlier `updated` blocks, newest last
+  nlohmann::json toolchain = nlohmann::json::object();// compiler, flags, libc, valgrind
+  nlohmann::json host = nlohmann::json::object();     // cpu_model, cores, mem_bytes
+  std::vector<Metric> metrics;
+
+  Metric* find(const std::string& name);
+};
+
+// Throws std::runtime_error naming the file, the metric and the key on malformed input.
+Baseline load_baseline(const std::filesystem::path& path);
+void save_baseline(const std::filesystem::path& path, const Baseline& b);
+
+nlohmann::json metric_to_json(const Metric& m);
+Metric metric_from_json(const nlohmann::json& j, const std::string& where);
+
+// The metrics a new CPU baseline starts with: instruction counts of the five workloads and
+// the ci-smoke wall-clock throughput.
+std::vector<Metric> default_cpu_metrics();
+
+}  // namespace prooflab::harness

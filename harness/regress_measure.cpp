@@ -1,0 +1,402 @@
+#include "harness/regress_measure.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "harness/regress_process.hpp"
+
+namespace prooflab::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) throw std::logic_error("median of nothing");
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
+    s.replace(pos, from.size(), to);
+  return s;
+}
+
+// The `totals:` line of a callgrind output file: instructions executed while instrumentation
+// was on (the workload's counted region).
+double callgrind_total(const fs::path& out_file) {
+  std::ifstream in(out_file);
+  if (!in) throw std::runtime_error("callgrind wrote no output file " + out_file.string());
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("totals:", 0) == 0) {
+      std::istringstream s(line.substr(7));
+      double v = -1;
+      s >> v;
+      if (v >= 0) return v;
+    }
+  }
+  throw std::runtime_error(out_file.string() + " has no 'totals:' line");
+}
+
+struct CallgrindJob {
+  std::string metric, arm;  // arm: "now" | "baseline_build"
+  fs::path exe, out_file, stdout_path, stderr_path;
+  std::vector<std::string> args;
+  pid_t pid = -1;
+};
+
+// The result hash printed by `prooflab workload --json`.
+std::string workload_hash(const fs::path& stdout_path) {
+  std::ifstream in(stdout_path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    const auto j = json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("result_hash")) return j["result_hash"].get<std::string>();
+  }
+  return "";
+}
+
+std::vector<double> workload_seconds(const fs::path& stdout_path) {
+  std::vector<double> out;
+  std::ifstream in(stdout_path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    const auto j = json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("kernel_seconds")) out.push_back(j["kernel_seconds"].get<double>());
+  }
+  return out;
+}
+
+// One arm of a wall-clock repetition: runs it and returns its figure.
+double run_wallclock_once(const Metric& m, const MeasureContext& ctx, const fs::path& exe,
+                          const std::string& arm, unsigned index) {
+  const std::string run_id = arm + "-" + std::to_string(index);
+  const fs::path out_dir = ctx.tmp / ("wallclock-" + m.name) / arm;
+  fs::create_directories(out_dir);
+  ChildSpec spec;
+  spec.argv = {exe.string()};
+  if (m.source == "workload") {
+    spec.argv.insert(spec.argv.end(), {"workload", m.workload, "--n", std::to_string(m.n), "--repeat",
+                                       std::to_string(m.repeat_per_process), "--json"});
+  } else {
+    const fs::path param_dir = ctx.tmp / ("params-" + arm);
+    for (const auto& a : m.command)
+      spec.argv.push_back(replace_all(replace_all(replace_all(replace_all(a, "{out}", out_dir.string()),
+                                                              "{run_id}", run_id),
+                                                  "{source_dir}", ctx.source_dir),
+                                      "{param_dir}", param_dir.string()));
+  }
+  spec.stdout_path = out_dir / (run_id + ".stdout");
+  spec.stderr_path = out_dir / (run_id + ".stderr");
+  // The baseline build is never slowed by the injection switch; this build keeps it.
+  if (arm == "baseline_build") spec.unset_env.push_back("PROOFLAB_INJECT_SLOWDOWN");
+  if (ctx.verbose) {
+    std::string line;
+    for (const auto& a : spec.argv) line += a + " ";
+    std::fprintf(stderr, "regress: %s\n", line.c_str());
+  }
+  const int rc = run_child(spec);
+  if (rc != 0)
+    throw std::runtime_error("metric '" + m.name + "': " + exe.string() + " exited with status " +
+                             std::to_string(rc) + " (" + arm + " run " + std::to_string(index) +
+                             "); stderr ends:\n" + tail_of_file(spec.stderr_path) +
+                             "stdout ends:\n" + tail_of_file(spec.stdout_path));
+  if (m.source == "workload") {
+    const auto secs = workload_seconds(spec.stdout_path);
+    if (secs.empty())
+      throw std::runtime_error("metric '" + m.name + "': no kernel_seconds in " + spec.stdout_path.string());
+    return median_of(secs);
+  }
+  const fs::path summary_path = out_dir / run_id / "summary.json";
+  std::ifstream in(summary_path);
+  if (!in)
+    throw std::runtime_error("metric '" + m.name + "': the command wrote no " + summary_path.string() +
+                             " (does the command write its run directory to {out}/{run_id}?)");
+  const auto summary = json::parse(in);
+  const auto v = summary_value(summary, m.key);
+  if (!v) throw std::runtime_error("metric '" + m.name + "': " + summary_path.string() + " has no number '" + m.key + "'");
+  return *v;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
+      else if (c == '"') quoted = false;
+      else cur += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+json read_json_file(const fs::path& p) {
+  std::ifstream in(p);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(p.string() + ": not JSON: " + e.what());
+  }
+}
+
+double time_to_ns(double v, const std::string& unit, const std::string& where) {
+  if (unit == "ns") return v;
+  if (unit == "us") return v * 1e3;
+  if (unit == "ms") return v * 1e6;
+  if (unit == "s") return v * 1e9;
+  throw std::runtime_error(where + ": unknown time_unit '" + unit + "'");
+}
+
+}  // namespace
+
+std::optional<double> summary_value(const json& summary, const std::string& dotted_key) {
+  const json* cur = &summary;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = dotted_key.find('.', start);
+    const std::string part = dotted_key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!cur->is_object() || !cur->contains(part)) return std::nullopt;
+    cur = &(*cur)[part];
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (!cur->is_number()) return std::nullopt;
+  return cur->get<double>();
+}
+
+std::string valgrind_version() {
+  TempDir tmp("prooflab-valgrind");
+  ChildSpec spec;
+  spec.argv = {"valgrind", "--version"};
+  spec.stdout_path = tmp.path() / "out";
+  int rc = -1;
+  try {
+    rc = run_child(spec);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string(e.what()) +
+                             " -- instruction counts need valgrind (Debian package 'valgrind', "
+                             "listed in .ci/install-deps)");
+  }
+  if (rc != 0) throw std::runtime_error("valgrind --version exited with status " + std::to_string(rc));
+  auto v = read_text_file(spec.stdout_path);
+  while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
+  return v;
+}
+
+std::map<std::string, Measurement> measure_instructions(const std::vector<const Metric*>& metrics,
+                                                        const MeasureContext& ctx) {
+  std::vector<CallgrindJob> jobs;
+  const fs::path dir = ctx.tmp / "callgrind";
+  fs::create_directories(dir);
+  for (const Metric* m : metrics) {
+    for (const std::string arm : {"now", "baseline_build"}) {
+      if (arm == "baseline_build" && !ctx.against_has_workload) continue;
+      CallgrindJob j;
+      j.metric = m->name;
+      j.arm = arm;
+      j.exe = arm == "now" ? ctx.self_exe : ctx.against_exe;
+      const std::string stem = m->workload + "." + arm;
+      j.out_file = dir / (stem + ".callgrind.out");
+      j.stdout_path = dir / (stem + ".stdout");
+      j.stderr_path = dir / (stem + ".stderr");
+      // --instr-atstart=no: nothing is counted until the workload's
+      // CALLGRIND_START_INSTRUMENTATION, so start-up, input generation, setup and the result
+      // check stay out of the count.
+      j.args = {"valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + j.out_file.string(),
+                j.exe.string(), "workload", m->workload, "--n", std::to_string(m->n), "--json"};
+      jobs.push_back(std::move(j));
+    }
+  }
+  std::map<std::string, Measurement> out;
+  std::size_t next = 0, running = 0, done = 0;
+  std::vector<std::size_t> active;
+  while (done < jobs.size()) {
+    while (running < std::max(1u, ctx.jobs) && next < jobs.size()) {
+      auto& j = jobs[next];
+      ChildSpec spec{j.args, j.stdout_path, j.stderr_path, {}, {}, {}};
+      if (j.arm == "baseline_build") spec.unset_env.push_back("PROOFLAB_INJECT_SLOWDOWN");
+      if (ctx.verbose) std::fprintf(stderr, "regress: callgrind %s (%s)\n", j.metric.c_str(), j.arm.c_str());
+      j.pid = spawn_child(spec);
+      active.push_back(next);
+      ++next;
+      ++running;
+    }
+    // Wait for the oldest active job (order of completion does not matter: results are keyed).
+    const std::size_t idx = active.front();
+    active.erase(active.begin());
+    auto& j = jobs[idx];
+    const int rc = wait_child(j.pid);
+    --running;
+    ++done;
+    if (rc != 0)
+      throw std::runtime_error("metric '" + j.metric + "': valgrind/workload exited with status " +
+                               std::to_string(rc) + " (" + j.exe.string() + "); stderr ends:\n" +
+                               tail_of_file(j.stderr_path));
+    auto& m = out[j.metric];
+    const double count = callgrind_total(j.out_file);
+    if (j.arm == "now") {
+      m.measured = true;
+      m.now = {count};
+      m.result_hash = workload_hash(j.stdout_path);
+    } else {
+      m.baseline_build = {count};
+      m.baseline_build_result_hash = workload_hash(j.stdout_path);
+    }
+  }
+  for (auto& [name, m] : out) {
+    m.method = m.baseline_build.empty() ? "callgrind Ir, exact, vs stored"
+                                        : "callgrind Ir, exact, vs baseline build";
+  }
+  return out;
+}
+
+Measurement measure_wallclock(const Metric& m, const MeasureContext& ctx) {
+  Measurement r;
+  const bool interleave = !ctx.against_exe.empty() && (m.source != "workload" || ctx.against_has_workload);
+  const unsigned total = m.warmup + m.repetitions;
+  for (unsigned i = 0; i < total; ++i) {
+    // A B, B A, A B, ...: each arm goes first half of the time.
+    std::vector<std::string> order = {"now"};
+    if (interleave) order = (i % 2 == 0) ? std::vector<std::string>{"baseline_build", "now"}
+                                         : std::vector<std::string>{"now", "baseline_build"};
+    for (const auto& arm : order) {
+      const double v = run_wallclock_once(m, ctx, arm == "now" ? ctx.self_exe : ctx.against_exe, arm, i);
+      if (i < m.warmup) continue;
+      (arm == "now" ? r.now : r.baseline_build).push_back(v);
+    }
+    if (ctx.verbose)
+      std::fprintf(stderr, "regress: %s repetition %u/%u done%s\n", m.name.c_str(), i + 1, total,
+                   i < m.warmup ? " (warm-up, discarded)" : "");
+  }
+  r.measured = true;
+  const std::string what = m.source == "workload"
+                               ? "median of " + std::to_string(m.repeat_per_process) + " kernel runs per process"
+                               : "summary " + m.key;
+  if (interleave)
+    r.method = "interleaved A/B vs baseline build, " + std::to_string(m.repetitions) + "+" +
+               std::to_string(m.repetitions) + " runs (" + what + ")";
+  else
+    r.method = "vs stored figures, " + std::to_string(m.repetitions) + " runs (" + what + ")";
+  if (!ctx.against_exe.empty() && !interleave)
+    r.note = "the baseline build has no `workload` command: compared with the stored figures";
+  return r;
+}
+
+Inputs read_inputs(const std::vector<std::string>& paths) {
+  Inputs in;
+  for (const auto& p : paths) {
+    const fs::path path(p);
+    if (fs::is_directory(path) && fs::exists(path / "index.csv")) {
+      std::ifstream csv(path / "index.csv");
+      std::string header_line;
+      std::getline(csv, header_line);
+      const auto header = split_csv_line(header_line);
+      auto col = [&](const std::string& name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end())
+          throw std::runtime_error((path / "index.csv").string() + ": no column '" + name + "'");
+        return static_cast<std::size_t>(it - header.begin());
+      };
+      const auto c_cell = col("cell"), c_variant = col("variant"), c_dir = col("run_dir"), c_status = col("status");
+      int line_no = 1;
+      for (std::string line; std::getline(csv, line);) {
+        ++line_no;
+        if (line.empty()) continue;
+        const auto f = split_csv_line(line);
+        if (f.size() < header.size())
+          throw std::runtime_error((path / "index.csv").string() + ":" + std::to_string(line_no) +
+                                   ": fewer fields than the header: " + line);
+        if (f[c_status] != "complete") continue;
+        const fs::path summary = path / f[c_dir] / "summary.json";
+        if (!fs::exists(summary)) continue;
+        in.runs.push_back({path / f[c_dir], f[c_cell], f[c_variant], read_json_file(summary)});
+      }
+      in.run_sources.push_back(p);
+    } else if (fs::is_directory(path)) {
+      if (!fs::exists(path / "summary.json"))
+        throw std::runtime_error(p + ": a directory without summary.json or index.csv (not a finished run or an experiment)");
+      in.runs.push_back({path, "", "", read_json_file(path / "summary.json")});
+      in.run_sources.push_back(p);
+    } else {
+      const auto j = read_json_file(path);
+      if (j.is_object() && j.contains("benchmarks") && j["benchmarks"].is_array()) {
+        for (const auto& b : j["benchmarks"]) {
+          if (b.value("run_type", "iteration") != "iteration") continue;  // skip aggregates
+          const std::string name = b.value("run_name", b.value("name", ""));
+          in.gbench[name].push_back(b);
+        }
+        in.gbench_files.push_back(p);
+      } else if (j.is_object() && j.contains("s_per_proof")) {
+        in.runs.push_back({path.parent_path(), "", "", j});
+        in.run_sources.push_back(p);
+      } else {
+        throw std::runtime_error(p + ": neither Google Benchmark JSON (\"benchmarks\"), a summary.json, "
+                                 "a run directory nor an experiment directory (index.csv)");
+      }
+    }
+  }
+  return in;
+}
+
+Measurement measurement_from_inputs(const Metric& m, const Inputs& in) {
+  Measurement r;
+  if (m.source == "gbench") {
+    const auto it = in.gbench.find(m.benchmark);
+    if (it == in.gbench.end()) {
+      r.skipped = in.gbench_files.empty() ? "no Google Benchmark JSON given"
+                                          : "benchmark '" + m.benchmark + "' not in the given JSON";
+      return r;
+    }
+    for (const auto& b : it->second) {
+      const std::string where = "benchmark '" + m.benchmark + "'";
+      if (m.field == "cpu_time" || m.field == "real_time") {
+        if (!b.contains(m.field)) throw std::runtime_error(where + " has no " + m.field);
+        r.now.push_back(time_to_ns(b[m.field].get<double>(), b.value("time_unit", "ns"), where));
+      } else {
+        if (!b.contains(m.field) || !b[m.field].is_number())
+          throw std::runtime_error(where + " has no number '" + m.field + "'");
+        r.now.push_back(b[m.field].get<double>());
+      }
+    }
+    r.measured = true;
+    r.method = "Google Benchmark JSON, " + std::to_string(r.now.size()) + " repetitions, vs stored";
+    return r;
+  }
+  if (m.source == "run") {
+    for (const auto& run : in.runs) {
+      if (!m.cell.empty() && run.cell != m.cell) continue;
+      if (!m.variant.empty() && run.variant != m.variant) continue;
+      if (const auto v = summary_value(run.summary, m.key)) r.now.push_back(*v);
+    }
+    if (r.now.empty()) {
+      r.skipped = in.run_sources.empty() ? "no run or experiment directory given"
+                                         : "no complete run with summary key '" + m.key + "'";
+      return r;
+    }
+    r.measured = true;
+    r.method = "run summaries, " + std::to_string(r.now.size()) + " runs, vs stored";
+    return r;
+  }
+  r.skipped = "not measured from inputs";
+  return r;
+}
+
+}  // namespace prooflab::harness
