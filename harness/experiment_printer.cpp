@@ -55,9 +55,14 @@ void print_plan(const ExperimentPlan& plan, const std::filesystem::path& exp_dir
       plan.matrix.product_arms, plan.matrix.product_arms - plan.matrix.arms.size(), done);
   std::string base;
   const nlohmann::json base_json = spec.base.to_json();
-  for (auto it = base_json.begin(); it != base_json.end(); ++it)
-    base += (base.empty() ? "" : " ") + it.key() + "=" + config_value_text(spec.base, it.key());
-  std::fprintf(out, "  base: %s\n", base.c_str());
+  for (auto it = base_json.begin(); it != base_json.end(); ++it) {
+    const bool on_axis = std::any_of(spec.axes.begin(), spec.axes.end(), [&](const Axis& a) {
+      return std::find(a.keys.begin(), a.keys.end(), it.key()) != a.keys.end();
+    });
+    if (!on_axis)
+      base += (base.empty() ? "" : " ") + it.key() + "=" + config_value_text(spec.base, it.key());
+  }
+  std::fprintf(out, "  base (axes aside): %s\n", base.c_str());
 
   std::size_t cw = 4, vw = 7;
   for (const auto& c : plan.matrix.cells) cw = std::max(cw, c.id.size());
