@@ -348,11 +348,13 @@ int main(int argc, char** argv) {
       variants.push_back(PlanOptions{12, 256, {}});
       variants.push_back(PlanOptions{11, 128, {}});
       variants.push_back(PlanOptions{12, 256, {12, 12}});
+      variants.push_back(PlanOptions{12, 512, {12, 12}});
       variants.push_back(PlanOptions{12, 128, {12, 12}});
       variants.push_back(PlanOptions{11, 256, {11, 11, 2}});
       for (const auto& v : variants)
         if (24 <= max_log) ntt_case("ntt_variant", Transform::kForward, 24, Order::kBitReversed, v);
-      std::vector<PlanOptions> v26 = {PlanOptions{12, 256, {}}, PlanOptions{12, 256, {12, 12, 2}},
+      std::vector<PlanOptions> v26 = {PlanOptions{12, 256, {}}, PlanOptions{12, 512, {}},
+                                      PlanOptions{12, 256, {12, 12, 2}},
                                       PlanOptions{10, 256, {}}};
       for (const auto& v : v26)
         if (26 <= max_log) ntt_case("ntt_variant", Transform::kForward, 26, Order::kBitReversed, v);

@@ -11,7 +11,11 @@
 namespace prooflab::gpu::ntt {
 namespace {
 
-__global__ void __launch_bounds__(kMaxThreads) ntt_pass_kernel(const __grid_constant__ PassArgs p) {
+// Two instantiations: up to 256 threads with room for three 64 KiB blocks per SM (the
+// default plan; the bound keeps ptxas at <= 85 registers), and up to 512 threads for the
+// 2^12-element blocks.
+template <unsigned kBound, unsigned kMinBlocks>
+__global__ void __launch_bounds__(kBound, kMinBlocks) ntt_pass_kernel(const __grid_constant__ PassArgs p) {
   extern __shared__ uint4 tile[];
   const Tile sh{tile, tile + (1u << p.log_elems())};
   pass_load(p, blockIdx.x, threadIdx.x, sh);
@@ -26,14 +30,20 @@ __global__ void __launch_bounds__(kMaxThreads) ntt_pass_kernel(const __grid_cons
 }  // namespace
 
 void launch_pass(const PassArgs& p, cudaStream_t stream) {
+  constexpr auto kSmall = ntt_pass_kernel<256, 3>;
+  constexpr auto kLarge = ntt_pass_kernel<kMaxThreads, 1>;
   static std::once_flag attr_once;
-  std::call_once(attr_once, [] {
-    check_cuda(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int{32} << kMaxLogBlockElems),
-               "cudaFuncSetAttribute(ntt_pass_kernel, MaxDynamicSharedMemorySize)");
+  std::call_once(attr_once, [&] {
+    for (auto* k : {kSmall, kLarge})
+      check_cuda(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int{32} << kMaxLogBlockElems),
+                 "cudaFuncSetAttribute(ntt_pass_kernel, MaxDynamicSharedMemorySize)");
   });
   const std::size_t shared = std::size_t{32} << p.log_elems();
-  ntt_pass_kernel<<<p.blocks(), p.threads, shared, stream>>>(p);
+  if (p.threads <= 256)
+    kSmall<<<p.blocks(), p.threads, shared, stream>>>(p);
+  else
+    kLarge<<<p.blocks(), p.threads, shared, stream>>>(p);
   check_launch("ntt_pass_kernel");
 }
 

@@ -12,7 +12,7 @@ namespace prooflab::gpu::ntt {
 
 // The largest block the kernel supports: 2^12 elements, 128 KiB of shared memory.
 inline constexpr unsigned kMaxLogBlockElems = 12;
-inline constexpr unsigned kMaxThreads = 256;
+inline constexpr unsigned kMaxThreads = 512;  // 80 registers per thread (ptxas) fit 512 threads
 // Sizes the tables (and the 32-bit index arithmetic) support.
 inline constexpr unsigned kMaxLogN = 27;
 

@@ -186,6 +186,7 @@ TEST(GpuNttSimulation, PlansRejectOptionsTheKernelCannotRun) {
   EXPECT_THROW(gntt::plan_shapes(28, {}), std::invalid_argument);
   EXPECT_THROW(gntt::plan_shapes(20, PlanOptions{13, 256, {}}), std::invalid_argument);
   EXPECT_THROW(gntt::plan_shapes(20, PlanOptions{11, 384, {}}), std::invalid_argument);
+  EXPECT_THROW(gntt::plan_shapes(20, PlanOptions{11, 1024, {}}), std::invalid_argument);
   EXPECT_THROW(gntt::plan_shapes(20, PlanOptions{11, 256, {10, 9}}), std::invalid_argument);
   EXPECT_THROW(gntt::plan_shapes(24, PlanOptions{11, 256, {12, 12}}), std::invalid_argument);
   const auto s = gntt::plan_shapes(24, {});
@@ -255,7 +256,7 @@ TEST_P(GpuNtt, OtherPlansGiveTheSameResult) {
   const auto expect = cpu_transform(Transform::kCosetForward, v, EvaluationDomain(log_n()));
   auto data = buffer(), scratch = buffer();
   for (const auto& plan : {PlanOptions{10, 256, {}}, PlanOptions{12, 256, {}}, PlanOptions{11, 128, {}},
-                           PlanOptions{8, 32, {}}}) {
+                           PlanOptions{12, 512, {}}, PlanOptions{8, 32, {}}}) {
     put(data.get(), v);
     poison(scratch.get());
     gntt::transform(Transform::kCosetForward, data.get(), scratch.get(), dom, stream_, Order::kNatural, plan);
