@@ -37,11 +37,17 @@ struct Metric {
   // workload, command: samples per arm and discarded warm-up runs per arm
   unsigned repetitions = 0, warmup = 0;
   unsigned repeat_per_process = 0;     // workload: kernel runs per process (median taken)
-  // command: argv after the executable; {out} and {run_id} are replaced, {source_dir} is
-  // the source tree. The figure is summary.json's `key` (dotted for nested objects).
+  // command: argv after the executable, run once per repetition and arm; {out} (a fresh
+  // directory per arm), {run_id} (per repetition), {param_dir} (per arm) and {source_dir}
+  // are replaced. result_dir (same placeholders, default {out}/{run_id}) is then a run
+  // directory, whose summary.json gives one figure, or an experiment directory (index.csv),
+  // whose complete runs of `cell` / `variant` give one figure each. `key` names the
+  // summary.json value (dotted for nested objects).
   std::vector<std::string> command;
+  std::string result_dir;
   std::string key;
   // gbench: benchmark name (run_name of the repetitions) and the field or counter to take
+  // (default cpu_time); workload: kernel_cpu_seconds (default) or kernel_seconds (wall)
   std::string benchmark, field;
   // run: summary key as above; experiment directories: only these cells / variants (empty: all)
   std::string cell, variant;

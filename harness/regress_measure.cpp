@@ -62,35 +62,39 @@ std::string workload_hash(const fs::path& stdout_path) {
   return "";
 }
 
-std::vector<double> workload_seconds(const fs::path& stdout_path) {
+std::vector<double> workload_seconds(const fs::path& stdout_path, const std::string& field) {
   std::vector<double> out;
   std::ifstream in(stdout_path);
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] != '{') continue;
     const auto j = json::parse(line, nullptr, false);
-    if (j.is_object() && j.contains("kernel_seconds")) out.push_back(j["kernel_seconds"].get<double>());
+    if (j.is_object() && j.contains(field) && j[field].is_number()) out.push_back(j[field].get<double>());
   }
   return out;
 }
 
-// One arm of a wall-clock repetition: runs it and returns its figure.
-double run_wallclock_once(const Metric& m, const MeasureContext& ctx, const fs::path& exe,
-                          const std::string& arm, unsigned index) {
+
+
+// One arm of a wall-clock repetition: runs it and returns its figures (one, or one per
+// matching run of an experiment).
+std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ctx, const fs::path& exe,
+                                       const std::string& arm, unsigned index) {
   const std::string run_id = arm + "-" + std::to_string(index);
   const fs::path out_dir = ctx.tmp / ("wallclock-" + m.name) / arm;
+  const fs::path param_dir = ctx.tmp / ("params-" + arm);
   fs::create_directories(out_dir);
+  auto substitute = [&](const std::string& a) {
+    return replace_all(replace_all(replace_all(replace_all(a, "{out}", out_dir.string()), "{run_id}", run_id),
+                                   "{source_dir}", ctx.source_dir),
+                       "{param_dir}", param_dir.string());
+  };
   ChildSpec spec;
   spec.argv = {exe.string()};
   if (m.source == "workload") {
     spec.argv.insert(spec.argv.end(), {"workload", m.workload, "--n", std::to_string(m.n), "--repeat",
                                        std::to_string(m.repeat_per_process), "--json"});
   } else {
-    const fs::path param_dir = ctx.tmp / ("params-" + arm);
-    for (const auto& a : m.command)
-      spec.argv.push_back(replace_all(replace_all(replace_all(replace_all(a, "{out}", out_dir.string()),
-                                                              "{run_id}", run_id),
-                                                  "{source_dir}", ctx.source_dir),
-                                      "{param_dir}", param_dir.string()));
+    for (const auto& a : m.command) spec.argv.push_back(substitute(a));
   }
   spec.stdout_path = out_dir / (run_id + ".stdout");
   spec.stderr_path = out_dir / (run_id + ".stderr");
@@ -108,20 +112,28 @@ double run_wallclock_once(const Metric& m, const MeasureContext& ctx, const fs::
                              "); stderr ends:\n" + tail_of_file(spec.stderr_path) +
                              "stdout ends:\n" + tail_of_file(spec.stdout_path));
   if (m.source == "workload") {
-    const auto secs = workload_seconds(spec.stdout_path);
+    const auto secs = workload_seconds(spec.stdout_path, m.field);
     if (secs.empty())
-      throw std::runtime_error("metric '" + m.name + "': no kernel_seconds in " + spec.stdout_path.string());
-    return median_of(secs);
+      throw std::runtime_error("metric '" + m.name + "': no " + m.field + " in " + spec.stdout_path.string());
+    return {median_of(secs)};
   }
-  const fs::path summary_path = out_dir / run_id / "summary.json";
-  std::ifstream in(summary_path);
-  if (!in)
-    throw std::runtime_error("metric '" + m.name + "': the command wrote no " + summary_path.string() +
-                             " (does the command write its run directory to {out}/{run_id}?)");
-  const auto summary = json::parse(in);
-  const auto v = summary_value(summary, m.key);
-  if (!v) throw std::runtime_error("metric '" + m.name + "': " + summary_path.string() + " has no number '" + m.key + "'");
-  return *v;
+  const fs::path result = substitute(m.result_dir);
+  const Inputs in = read_inputs({result.string()});
+  std::vector<double> out;
+  for (const auto& run : in.runs) {
+    if (!m.cell.empty() && run.cell != m.cell) continue;
+    if (!m.variant.empty() && run.variant != m.variant) continue;
+    const auto v = summary_value(run.summary, m.key);
+    if (!v)
+      throw std::runtime_error("metric '" + m.name + "': " + (run.dir / "summary.json").string() +
+                               " has no number '" + m.key + "'");
+    out.push_back(*v);
+  }
+  if (out.empty())
+    throw std::runtime_error("metric '" + m.name + "': " + result.string() + " holds no complete run" +
+                             (m.cell.empty() ? "" : " of cell '" + m.cell + "'") +
+                             (m.variant.empty() ? "" : " and variant '" + m.variant + "'"));
+  return out;
 }
 
 std::vector<std::string> split_csv_line(const std::string& line) {
@@ -278,9 +290,10 @@ Measurement measure_wallclock(const Metric& m, const MeasureContext& ctx) {
     if (interleave) order = (i % 2 == 0) ? std::vector<std::string>{"baseline_build", "now"}
                                          : std::vector<std::string>{"now", "baseline_build"};
     for (const auto& arm : order) {
-      const double v = run_wallclock_once(m, ctx, arm == "now" ? ctx.self_exe : ctx.against_exe, arm, i);
+      const auto v = run_wallclock_once(m, ctx, arm == "now" ? ctx.self_exe : ctx.against_exe, arm, i);
       if (i < m.warmup) continue;
-      (arm == "now" ? r.now : r.baseline_build).push_back(v);
+      auto& dest = arm == "now" ? r.now : r.baseline_build;
+      dest.insert(dest.end(), v.begin(), v.end());
     }
     if (ctx.verbose)
       std::fprintf(stderr, "regress: %s repetition %u/%u done%s\n", m.name.c_str(), i + 1, total,
@@ -288,13 +301,15 @@ Measurement measure_wallclock(const Metric& m, const MeasureContext& ctx) {
   }
   r.measured = true;
   const std::string what = m.source == "workload"
-                               ? "median of " + std::to_string(m.repeat_per_process) + " kernel runs per process"
+                               ? m.field + ", median of " + std::to_string(m.repeat_per_process) + " kernel runs per process"
                                : "summary " + m.key;
+  const std::string samples = std::to_string(r.now.size()) + (interleave ? "+" + std::to_string(r.baseline_build.size()) : "") +
+                              " samples from " + std::to_string(m.repetitions) + (interleave ? "+" + std::to_string(m.repetitions) : "") +
+                              " runs";
   if (interleave)
-    r.method = "interleaved A/B vs baseline build, " + std::to_string(m.repetitions) + "+" +
-               std::to_string(m.repetitions) + " runs (" + what + ")";
+    r.method = "interleaved A/B vs baseline build, " + samples + " (" + what + ")";
   else
-    r.method = "vs stored figures, " + std::to_string(m.repetitions) + " runs (" + what + ")";
+    r.method = "vs stored figures, " + samples + " (" + what + ")";
   if (!ctx.against_exe.empty() && !interleave)
     r.note = "the baseline build has no `workload` command: compared with the stored figures";
   return r;

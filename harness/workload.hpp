@@ -33,7 +33,8 @@ struct WorkloadResult {
   double inject_percent = 0;  // from PROOFLAB_INJECT_SLOWDOWN, 0 when not injected
   std::uint64_t inject_fp_muls = 0;
   std::string result_hash;    // FNV-1a of the kernel's output: the same inputs give the same hash
-  double kernel_seconds = 0;  // wall time of the counted region (native runs only mean much)
+  double kernel_seconds = 0;      // wall time of the counted region (native runs only mean much)
+  double kernel_cpu_seconds = 0;  // the same region's thread CPU time
 };
 
 // Runs the workload once (n = 0: its default), the kernel bracketed by callgrind's
