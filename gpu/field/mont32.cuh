@@ -152,8 +152,15 @@ struct alignas(16) Mont32 {
   // T += m·p with m = X[0]·M0 mod W, which makes X[0] zero.
   PROOFLAB_HDI static void reduce_row(std::uint32_t (&x)[N], std::uint32_t (&y)[N]) {
     const std::uint32_t m = x[0] * P::kM0;
-    x[0] = cc::mad_lo_cc(m, P::modulus(0), x[0]);
-    x[1] = cc::madc_hi_cc(m, P::modulus(0), x[1]);
+    if constexpr (P::modulus(0) == 1) {
+      // Fr's lowest limb is 1: m·1 has no high half, so two IMADs per row become adds
+      // (the multiply pipe is what bounds the NTT).
+      x[0] = cc::add_cc(x[0], m);
+      x[1] = cc::addc_cc(x[1], 0);
+    } else {
+      x[0] = cc::mad_lo_cc(m, P::modulus(0), x[0]);
+      x[1] = cc::madc_hi_cc(m, P::modulus(0), x[1]);
+    }
     PROOFLAB_UNROLL for (int j = 2; j < N; j += 2) {
       x[j] = cc::madc_lo_cc(m, P::modulus(j), x[j]);
       x[j + 1] = cc::madc_hi_cc(m, P::modulus(j), x[j + 1]);
