@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,62 +190,140 @@ def _rows_failing(raw: pd.Series, candidates: pd.Series, pattern: re.Pattern[str
     return candidates & raw.isin(bad_values)
 
 
+def _convert_column(col: str, raw: pd.Series, rule: _Col | None) -> pd.Series:
+    """Typed copy of one all-string column; raises _BadValue at its first bad row."""
+    if rule is None:  # documented extension columns we do not type
+        return raw.astype(object)
+    empty = raw == ""
+    if rule.required and bool(empty.any()):
+        raise _BadValue(_first_row(empty), f"column {col!r} must not be empty")
+    if rule.kind == "str":
+        if rule.allowed is not None:
+            bad = ~raw.isin(rule.allowed) & ~(empty & (not rule.required))
+            if bool(bad.any()):
+                row = _first_row(bad)
+                raise _BadValue(
+                    row,
+                    f"column {col!r} value {raw.iloc[row]!r} is not one of {sorted(v for v in rule.allowed if v)}",
+                )
+        if rule.pattern is not None:
+            bad = _rows_failing(raw, ~empty, rule.pattern)
+            if bool(bad.any()):
+                row = _first_row(bad)
+                raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} does not match {rule.pattern.pattern}")
+        return raw.astype(object)
+    values = pd.to_numeric(raw.where(~empty, None), errors="coerce")
+    bad = values.isna() & ~empty
+    if rule.kind == "int" and values.dtype.kind not in "iu":
+        # to_numeric gives an integer column only when every value was an integer
+        # literal; otherwise reject "1.5", "1.0", "1e3" explicitly.
+        bad |= _rows_failing(raw, ~empty & values.notna(), _INT_RE)
+    if bool(bad.any()):
+        row = _first_row(bad)
+        what = "an integer" if rule.kind == "int" else "a number"
+        raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} is not {what}")
+    if rule.kind == "float":
+        finite = values.isna() | np.isfinite(values.to_numpy(dtype="float64", na_value=0.0))
+        if not bool(finite.all()):
+            row = _first_row(~finite)
+            raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} is not finite")
+    if rule.min_value is not None:
+        below = (values < rule.min_value).fillna(False)
+        if bool(below.any()):
+            row = _first_row(below)
+            raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} is below {rule.min_value:g}")
+    if rule.kind == "int":
+        return values.astype("int64") if rule.required else values.astype(schema.INT_DTYPE)
+    return values.astype("float64")
+
+
 def _convert(frame: pd.DataFrame, spec: dict[str, _Col]) -> pd.DataFrame:
     """Typed copy of an all-string frame; raises _BadValue at the first bad row."""
-    out: dict[str, pd.Series] = {}
-    for col in frame.columns:
-        raw = frame[col].astype(str)
-        rule = spec.get(col)
-        if rule is None:  # documented extension columns we do not type
-            out[col] = raw.astype(object)
-            continue
-        empty = raw == ""
-        if rule.required and bool(empty.any()):
-            raise _BadValue(_first_row(empty), f"column {col!r} must not be empty")
-        if rule.kind == "str":
-            if rule.allowed is not None:
-                bad = ~raw.isin(rule.allowed) & ~(empty & (not rule.required))
-                if bool(bad.any()):
-                    row = _first_row(bad)
-                    raise _BadValue(
-                        row,
-                        f"column {col!r} value {raw.iloc[row]!r} is not one of {sorted(v for v in rule.allowed if v)}",
-                    )
-            if rule.pattern is not None:
-                bad = _rows_failing(raw, ~empty, rule.pattern)
-                if bool(bad.any()):
-                    row = _first_row(bad)
-                    raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} does not match {rule.pattern.pattern}")
-            out[col] = raw.astype(object)
-            continue
-        values = pd.to_numeric(raw.where(~empty, None), errors="coerce")
-        bad = values.isna() & ~empty
-        if rule.kind == "int" and values.dtype.kind not in "iu":
-            # to_numeric gives an integer column only when every value was an integer
-            # literal; otherwise reject "1.5", "1.0", "1e3" explicitly.
-            bad |= _rows_failing(raw, ~empty & values.notna(), _INT_RE)
-        if bool(bad.any()):
-            row = _first_row(bad)
-            what = "an integer" if rule.kind == "int" else "a number"
-            raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} is not {what}")
-        if rule.kind == "float":
-            finite = values.isna() | np.isfinite(values.to_numpy(dtype="float64", na_value=0.0))
-            if not bool(finite.all()):
-                row = _first_row(~finite)
-                raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} is not finite")
-        if rule.min_value is not None:
-            below = (values < rule.min_value).fillna(False)
-            if bool(below.any()):
-                row = _first_row(below)
-                raise _BadValue(row, f"column {col!r} value {raw.iloc[row]!r} is below {rule.min_value:g}")
-        if rule.kind == "int":
-            if rule.required:
-                out[col] = values.astype("int64")
-            else:
-                out[col] = values.astype(schema.INT_DTYPE)
-        else:
-            out[col] = values.astype("float64")
+    out = {col: _convert_column(col, frame[col].astype(str), spec.get(col)) for col in frame.columns}
     return pd.DataFrame(out, index=frame.index)
+
+
+# ------------------------------------------------------------ fast path (optional)
+#
+# When the `prooflab` module (built with the C++ harness into build/python) is importable,
+# the CSV files are split and their integer columns parsed in C++. The fast reader accepts
+# only the plain form of the format (no quotes, complete lines, integers within 2^53) and
+# declines everything else, which then goes through the pandas path below: the frames are
+# identical either way, and so are the errors, which only the pandas path raises.
+# PROOFLAB_FAST_LOADER=0 in the environment, or use_fast_loader(False), turns it off.
+
+_fast_choice: bool | None = None  # None: follow PROOFLAB_FAST_LOADER (default on)
+_fast_reader_cache: list[Callable[..., Any] | None] = []
+
+
+def use_fast_loader(enabled: bool | None = True) -> None:
+    """Use the `prooflab` module's C++ CSV reader when it is importable (True), never
+    (False), or as the environment says (None: on unless PROOFLAB_FAST_LOADER=0)."""
+    global _fast_choice
+    _fast_choice = enabled
+
+
+def fast_loader_active() -> bool:
+    """Whether CSV files are read through the `prooflab` module right now."""
+    return _fast_reader() is not None
+
+
+def _fast_reader() -> Callable[..., Any] | None:
+    choice = _fast_choice
+    if choice is None:
+        choice = os.environ.get("PROOFLAB_FAST_LOADER", "1").strip().lower() not in ("0", "off", "false", "no")
+    if not choice:
+        return None
+    if not _fast_reader_cache:
+        try:
+            import prooflab  # the C++ module; absent in a Python-only checkout
+
+            _fast_reader_cache.append(getattr(prooflab, "read_csv_columns", None))
+        except ImportError:
+            _fast_reader_cache.append(None)
+    return _fast_reader_cache[0]
+
+
+def _fast_int_column(col: str, values: Any, rule: _Col) -> pd.Series:
+    data = np.ma.getdata(values).astype("int64", copy=False)
+    missing = np.ma.getmaskarray(values)
+    if rule.required and bool(missing.any()):
+        raise _BadValue(_first_row(pd.Series(missing)), f"column {col!r} must not be empty")
+    if rule.min_value is not None and bool((data[~missing] < rule.min_value).any()):
+        raise _BadValue(_first_row(pd.Series(~missing & (data < rule.min_value))), f"column {col!r} is below minimum")
+    if rule.required:
+        return pd.Series(data, dtype="int64")
+    return pd.Series(pd.arrays.IntegerArray(data.copy(), missing.copy()))
+
+
+def _read_fast(
+    path: Path, required_columns: list[str], spec: dict[str, _Col], check: Callable[[pd.DataFrame], None] | None
+) -> pd.DataFrame | None:
+    """The typed frame from the C++ reader, or None where the pandas path must read it."""
+    reader = _fast_reader()
+    if reader is None:
+        return None
+    try:
+        columns = reader(str(path), [c for c, rule in spec.items() if rule.kind == "int"])
+    except ValueError:  # prooflab.CsvDeclined: not the plain form; also undecodable text
+        return None
+    header = list(columns)
+    if any(not c for c in header) or any(c not in header for c in required_columns):
+        return None
+    try:
+        out = {}
+        for col, values in columns.items():
+            rule = spec.get(col)
+            if rule is not None and rule.kind == "int":
+                out[col] = _fast_int_column(col, values, rule)
+            else:
+                out[col] = _convert_column(col, pd.Series(values, dtype=object), rule)
+        frame = pd.DataFrame(out)
+        if check is not None:
+            check(frame)
+    except _BadValue:
+        return None
+    return frame
 
 
 def read_csv_strict(
@@ -264,6 +343,29 @@ def read_csv_strict(
     terminator and does not parse (a run killed mid-write), recording it in `notes`.
     """
     path = Path(path)
+    typed = _read_fast(path, required_columns, spec, check)
+    if typed is None:
+        typed = _read_pandas(path, required_columns, spec, allow_partial_tail=allow_partial_tail, check=check,
+                             notes=notes)
+    for col in optional_columns:
+        if col not in typed.columns:
+            kind = spec[col].kind if col in spec else "str"
+            typed[col] = pd.Series(pd.NA, index=typed.index, dtype=schema.INT_DTYPE if kind == "int" else object)
+    ordered = [c for c in required_columns + list(optional_columns)] + [
+        c for c in typed.columns if c not in required_columns and c not in optional_columns
+    ]
+    return typed[ordered].reset_index(drop=True)
+
+
+def _read_pandas(
+    path: Path,
+    required_columns: list[str],
+    spec: dict[str, _Col],
+    *,
+    allow_partial_tail: bool,
+    check: Callable[[pd.DataFrame], None] | None,
+    notes: list[str] | None,
+) -> pd.DataFrame:
     lines, ends_with_newline = _split_lines(path)
     if not lines:
         raise RunFormatError(path, f"empty file: expected header {','.join(required_columns)}")
@@ -316,14 +418,7 @@ def read_csv_strict(
                 frame = frame.iloc[:-1]
                 continue
             raise RunFormatError(path, bad.message, line=bad.row + 2, content=body[bad.row]) from None
-    for col in optional_columns:
-        if col not in typed.columns:
-            kind = spec[col].kind if col in spec else "str"
-            typed[col] = pd.Series(pd.NA, index=typed.index, dtype=schema.INT_DTYPE if kind == "int" else object)
-    ordered = [c for c in required_columns + list(optional_columns)] + [
-        c for c in typed.columns if c not in required_columns and c not in optional_columns
-    ]
-    return typed[ordered].reset_index(drop=True)
+    return typed
 
 
 def _check_cupti(frame: pd.DataFrame) -> None:

@@ -1,0 +1,319 @@
+"""The C++ `prooflab` Python module (build/python): the engine config, batch runs into run
+directories, the fast CSV reader, and prooflab_analysis giving the same frames and the same
+errors whether it reads through the module or with pandas.
+
+Skipped where the module is not built (a Python-only checkout, a sanitizer build).
+PROOFLAB_BUILD_DIR selects another build directory than build/.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from builders import synthetic_timeline, write_known_run, write_run
+from prooflab_analysis import loaders
+from prooflab_analysis.loaders import RunFormatError
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD_DIR = Path(os.environ.get("PROOFLAB_BUILD_DIR", REPO / "build"))
+MODULE_DIR = BUILD_DIR / "python"
+REFERENCE = REPO / "results" / "reference-runs"
+
+
+def _module_path() -> Path | None:
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = MODULE_DIR / f"prooflab{suffix}"
+        if path.exists():
+            return path
+    return None
+
+
+def _load_module() -> ModuleType | None:
+    """The module from MODULE_DIR, without putting it on sys.path: the other test files
+    keep reading with pandas unless they choose otherwise."""
+    path = _module_path()
+    if path is None:
+        return None
+    if "prooflab" in sys.modules:
+        return sys.modules["prooflab"]
+    loader = importlib.machinery.ExtensionFileLoader("prooflab", str(path))
+    spec = importlib.util.spec_from_file_location("prooflab", path, loader=loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+prooflab = _load_module()
+if prooflab is None:
+    pytest.skip(
+        f"the prooflab Python module is not built in {MODULE_DIR} (make build builds it; a Python-only "
+        "checkout or a sanitizer build has none)",
+        allow_module_level=True,
+    )
+
+
+# ----------------------------------------------------------------------- config
+
+
+def test_config_defaults_cover_every_key() -> None:
+    cfg = prooflab.EngineConfig()
+    assert set(cfg.to_dict()) == set(prooflab.EngineConfig.keys())
+    assert cfg["lock_policy"] == "single" and cfg["vram_limit"] is None
+    assert json.loads(cfg.to_json()) == cfg.to_dict()
+
+
+def test_config_set_get_and_python_values() -> None:
+    cfg = prooflab.EngineConfig(constraints=4096, partitions=10, count=6, concurrency=3, throttle=True)
+    cfg["lock_policy"] = "two_lock"
+    cfg.set("vram_limit", "16GiB")
+    cfg.update(dealloc_policy="serialized", gpu_threads=4)
+    cfg.update({"gpu_workers_per_device": 3})
+    d = cfg.to_dict()
+    assert (d["constraints"], d["count"], d["concurrency"], d["throttle"]) == (4096, 6, 3, True)
+    assert (d["lock_policy"], d["vram_limit"], d["dealloc_policy"], d["gpu_threads"]) == ("two_lock", 16 << 30,
+                                                                                           "serialized", 4)
+    assert d["gpu_workers_per_device"] == 3
+    copy = cfg.copy()
+    assert copy == cfg
+    copy["count"] = 7
+    assert copy != cfg and cfg["count"] == 6
+    assert "lock_policy='two_lock'" in repr(cfg)
+
+
+def test_config_errors_are_python_exceptions_with_the_cpp_message() -> None:
+    assert issubclass(prooflab.ConfigError, ValueError)
+    with pytest.raises(prooflab.ConfigError, match=r"config key 'lock_policy': bad value 'three' "
+                                                   r"\(accepted: single \| two_lock \| none\)"):
+        prooflab.EngineConfig(lock_policy="three")
+    with pytest.raises(prooflab.ConfigError, match=r"unknown config key 'colour' \(known keys: circuit, "):
+        prooflab.EngineConfig().set("colour", "red")
+    with pytest.raises(prooflab.ConfigError, match=r"'partitions': bad value '0'"):
+        prooflab.EngineConfig(partitions=0)
+    with pytest.raises(prooflab.ConfigError, match="non-negative"):
+        prooflab.EngineConfig(count=-1)
+    with pytest.raises(prooflab.ConfigError, match="a float is not accepted"):
+        prooflab.EngineConfig(count=1.5)
+    with pytest.raises(prooflab.ConfigError, match=r"concurrency \(3\) must not exceed count \(2\)"):
+        prooflab.EngineConfig(count=2, concurrency=3).validate()
+    with pytest.raises(KeyError):
+        prooflab.EngineConfig()["colour"]
+
+
+def test_config_from_toml_matches_the_command_line(tmp_path: Path) -> None:
+    cfg = prooflab.EngineConfig.from_toml(str(REPO / "experiments" / "default-cpu.toml"))
+    assert cfg["constraints"] == 8192 and cfg["count"] == 4 and cfg["concurrency"] == 2
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[engine]\nlock_policy = \"three\"\n")
+    with pytest.raises(prooflab.ConfigError, match=r"bad.toml:2: config key 'lock_policy'"):
+        prooflab.EngineConfig.from_toml(str(bad))
+
+
+# -------------------------------------------------------------------- run_batch
+
+
+@pytest.fixture(scope="module")
+def param_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("params"))
+
+
+def test_run_batch_writes_a_complete_run_directory(tmp_path: Path, param_dir: str) -> None:
+    cfg = prooflab.EngineConfig(constraints=1024, partitions=2, count=2, concurrency=2)
+    result = prooflab.run_batch(cfg, out=str(tmp_path), run_id="nb", param_dir=param_dir)
+    assert result["status"] == "complete" and result["run_dir"] == str(tmp_path / "nb")
+    assert result["summary"]["completed"] == 2
+    run = loaders.load_run(result["run_dir"])
+    assert run.status == "complete" and run.config == cfg.to_dict()
+    assert run.meta["command"].startswith("python: prooflab.run_batch(")
+    assert set(run.stages["partition"]) == {0, 1} and len(run.stages) == 4
+    # The module's own readers see the same rows.
+    tl = prooflab.read_timeline(result["run_dir"])
+    assert len(tl["t_us"]) == len(run.timeline)
+    assert list(tl["event"]) == list(run.timeline["event"])
+
+
+def test_run_batch_config_error_raises_before_running(tmp_path: Path, param_dir: str) -> None:
+    cfg = prooflab.EngineConfig(count=1)
+    cfg["concurrency"] = 2
+    with pytest.raises(prooflab.ConfigError, match="must not exceed count"):
+        prooflab.run_batch(cfg, out=str(tmp_path), run_id="bad", param_dir=param_dir)
+    assert not (tmp_path / "bad").exists()
+
+
+def test_keyboard_interrupt_marks_the_run_interrupted(tmp_path: Path, param_dir: str) -> None:
+    # In a child process, so that a missed interrupt cannot stop this test session.
+    script = f"""
+import importlib.machinery, importlib.util, signal, threading
+loader = importlib.machinery.ExtensionFileLoader("prooflab", {str(_module_path())!r})
+spec = importlib.util.spec_from_file_location("prooflab", {str(_module_path())!r}, loader=loader)
+prooflab = importlib.util.module_from_spec(spec); loader.exec_module(prooflab)
+cfg = prooflab.EngineConfig(constraints=1024, partitions=4, count=200, concurrency=1)
+threading.Timer(1.0, signal.raise_signal, (signal.SIGINT,)).start()
+try:
+    prooflab.run_batch(cfg, out={str(tmp_path)!r}, run_id="stopped", param_dir={param_dir!r})
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert "KeyboardInterrupt" in done.stdout, done.stderr
+    run = loaders.load_run(tmp_path / "stopped")
+    assert run.status == "interrupted"
+    assert 0 < run.summary["completed"] < 200
+
+
+# ------------------------------------------------------------------ fast reader
+
+
+def test_read_csv_columns_types(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("t_us,event,job,partition,extra\n5,JOB_SUBMIT,0,,x\n7,SYNTH_START,0,3,\n")
+    cols = prooflab.read_csv_columns(str(path), ["t_us", "job", "partition"])
+    assert list(cols) == ["t_us", "event", "job", "partition", "extra"]
+    assert isinstance(cols["partition"], np.ma.MaskedArray) and cols["partition"].dtype == np.int64
+    assert list(np.ma.getmaskarray(cols["partition"])) == [True, False] and cols["partition"][1] == 3
+    assert list(np.ma.getdata(cols["t_us"])) == [5, 7]
+    assert cols["event"].dtype == object and list(cols["event"]) == ["JOB_SUBMIT", "SYNTH_START"]
+    assert list(cols["extra"]) == ["x", ""]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('a,b\n1,"x,y"\n', "quoted"),
+        ("a,b\n1,2\n3,4", "no newline at the end"),
+        ("a,b\n1,2\n3\n", "field count"),
+        ("a,b\n1.5,2\n", "plain integer"),
+        ("a,b\n+1,2\n", "plain integer"),
+        (f"a,b\n{2**53 + 1},2\n", "plain integer"),
+        ("a,b\n", "no data rows"),
+        ("a,a\n1,2\n", "repeated header"),
+        ("a,b\n1,2\n\n3,4\n", "blank line"),
+    ],
+)
+def test_read_csv_columns_declines_anything_but_the_plain_form(tmp_path: Path, text: str, reason: str) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    with pytest.raises(prooflab.CsvDeclined, match=reason):
+        prooflab.read_csv_columns(str(path), ["a"])
+
+
+def test_the_committed_reference_run_takes_the_fast_path() -> None:
+    run_dir = REFERENCE / "porep-c6-j3"
+    timeline = prooflab.read_timeline(str(run_dir))
+    stages = prooflab.read_stages(str(run_dir))
+    assert len(stages["job"]) == 60 and set(np.ma.getdata(stages["partition"])) == set(range(10))
+    assert timeline["event"][0] == "JOB_SUBMIT"
+
+
+# ------------------------------------- prooflab_analysis: fast path == pandas path
+
+
+def _read_both(monkeypatch: pytest.MonkeyPatch, read: Any, *args: Any) -> tuple[Any, Any, list[str]]:
+    """`read(*args)` through pandas and through the module; the files the module accepted."""
+    monkeypatch.setattr(loaders, "_fast_reader", lambda: None)
+    slow = read(*args)
+    accepted: list[str] = []
+
+    def reader(path: str, int_columns: list[str]) -> Any:
+        columns = prooflab.read_csv_columns(path, int_columns)
+        accepted.append(Path(path).name)
+        return columns
+
+    monkeypatch.setattr(loaders, "_fast_reader", lambda: reader)
+    fast = read(*args)
+    return slow, fast, accepted
+
+
+def _assert_same_run(slow: loaders.Run, fast: loaders.Run) -> None:
+    for name in ("timeline", "stages", "cupti", "counters"):
+        pd.testing.assert_frame_equal(getattr(fast, name), getattr(slow, name), check_exact=True, obj=name)
+    assert fast.meta == slow.meta and fast.summary == slow.summary and fast.notes == slow.notes
+
+
+def _reference_runs() -> list[Path]:
+    runs = [REFERENCE / "porep-c6-j3"]
+    runs += sorted((REFERENCE / "two-lock-ab" / "runs").iterdir())
+    return runs
+
+
+@pytest.mark.parametrize("run_dir", _reference_runs(), ids=lambda p: p.name)
+def test_fast_and_pandas_loaders_agree_on_the_reference_runs(monkeypatch: pytest.MonkeyPatch, run_dir: Path) -> None:
+    slow, fast, accepted = _read_both(monkeypatch, loaders.load_run, run_dir)
+    _assert_same_run(slow, fast)
+    assert {"timeline.csv", "stages.csv"} <= set(accepted)
+
+
+def test_fast_and_pandas_loaders_agree_on_the_fixture_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    known = write_known_run(tmp_path / "known", drop={(1, 1)})
+    slow, fast, accepted = _read_both(monkeypatch, loaders.load_run, known)
+    _assert_same_run(slow, fast)
+    assert "timeline.csv" in accepted
+    big = write_run(tmp_path / "big", synthetic_timeline(200_000))
+    slow, fast, accepted = _read_both(monkeypatch, loaders.load_run, big)
+    _assert_same_run(slow, fast)
+    assert accepted == ["timeline.csv"]
+
+
+def test_fast_and_pandas_loaders_agree_on_an_experiment(monkeypatch: pytest.MonkeyPatch) -> None:
+    slow, fast, accepted = _read_both(monkeypatch, loaders.load_experiment, REFERENCE / "two-lock-ab")
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    assert accepted == ["index.csv"]
+
+
+def test_a_cut_off_last_line_goes_to_the_pandas_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    run = write_known_run(tmp_path / "run", status="interrupted")
+    timeline = run / "timeline.csv"
+    timeline.write_text(timeline.read_text() + "123,GPU_ST")
+    slow, fast, accepted = _read_both(monkeypatch, loaders.load_run, run)
+    _assert_same_run(slow, fast)
+    assert fast.notes and "dropped partial last line" in fast.notes[0]
+    assert "timeline.csv" not in accepted
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (",GPU_START,", ",gpu_start,"),  # bad event name
+        (",SYNTH_START,0,0,", ",SYNTH_START,0,1.5,"),  # non-integer partition
+        (",SYNTH_START,0,0,", ",SYNTH_START,0,-1,"),  # below the minimum
+        (",SYNTH_START,0,0,", ",SYNTH_START,0,0,,,,"),  # too many fields
+        ("t_us,event,", "time,event,"),  # missing column
+    ],
+)
+def test_malformed_files_give_the_same_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str,
+                                             new: str) -> None:
+    run = write_known_run(tmp_path / "run")
+    timeline = run / "timeline.csv"
+    text = timeline.read_text()
+    assert old in text
+    timeline.write_text(text.replace(old, new, 1))
+    errors = []
+    for reader in (lambda: None, lambda: prooflab.read_csv_columns):
+        monkeypatch.setattr(loaders, "_fast_reader", reader)
+        with pytest.raises(RunFormatError) as caught:
+            loaders.load_run(run)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+
+
+def test_the_environment_can_turn_the_fast_path_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROOFLAB_FAST_LOADER", "0")
+    assert not loaders.fast_loader_active()
+    loaders.use_fast_loader(False)
+    try:
+        monkeypatch.delenv("PROOFLAB_FAST_LOADER")
+        assert not loaders.fast_loader_active()
+    finally:
+        loaders.use_fast_loader(None)
