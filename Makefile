@@ -20,7 +20,7 @@ build: deps
 RUN_ID ?= make-run-$(shell date -u +%Y%m%dT%H%M%SZ)
 run: build
 	$(BUILD_DIR)/bin/prooflab batch --config experiments/default-cpu.toml --out results/runs --run-id $(RUN_ID)
-	$(VENV)/bin/python -m prooflab_analysis report results/runs/$(RUN_ID)
+	$(BUILD_DIR)/bin/prooflab report results/runs/$(RUN_ID)
 	@echo "waterfall: results/runs/$(RUN_ID)/report/waterfall.png"
 
 test: build
