@@ -102,6 +102,9 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   const auto result = engine::run_batch(in);
   sampler.stop();
   run_dir.set_metadata("counters", sampler.status_json());  // a source may have stopped mid-run
+  nlohmann::json sampling = opts.counters.to_json();
+  sampling.update(sampler.activity_json());  // rounds, rows and the sampler's own CPU time
+  run_dir.set_metadata("counter_sampling", sampling);
   if (tty) std::fprintf(stderr, "\r\033[K");
   timeline.close();
   BatchRunOutcome out;

@@ -125,6 +125,9 @@ void CounterSampler::run() {
   }
   lock.unlock();
   round(monotonic_ns());  // the tail of the run
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  thread_cpu_ns_ = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 void CounterSampler::stop() {
@@ -139,6 +142,13 @@ void CounterSampler::stop() {
     if (statuses_[i].used) sources_[i]->stop();
   csv_.reset();
   stopped_ = true;
+}
+
+nlohmann::json CounterSampler::activity_json() const {
+  return {{"period_ms", period_ns_ / 1'000'000},
+          {"rounds", rounds()},
+          {"rows", rows()},
+          {"thread_cpu_s", thread_cpu_seconds()}};
 }
 
 nlohmann::json CounterSampler::status_json() const {

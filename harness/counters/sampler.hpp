@@ -47,6 +47,11 @@ class CounterSampler {
   bool writing() const { return csv_ != nullptr; }
   std::uint64_t rounds() const { return rounds_.load(); }
   std::uint64_t rows() const { return rows_.load(); }
+  // CPU time of the sampling thread (all sources' sampling work: the probe's loop, reading
+  // /proc, ...), the sampler's own cost; final after stop(). 0 when no thread ran.
+  double thread_cpu_seconds() const { return static_cast<double>(thread_cpu_ns_.load()) * 1e-9; }
+  // {period_ms, rounds, rows, thread_cpu_s}: for run.json after stop().
+  nlohmann::json activity_json() const;
 
  private:
   void run();
@@ -62,6 +67,7 @@ class CounterSampler {
   std::vector<Reading> readings_;
   std::int64_t last_t_us_ = -1, last_round_ns_ = 0;
   std::atomic<std::uint64_t> rounds_{0}, rows_{0};
+  std::atomic<std::int64_t> thread_cpu_ns_{0};
 
   std::mutex wake_mutex_;
   std::condition_variable wake_;

@@ -105,6 +105,12 @@ TEST_F(SamplerTest, WritesWellFormedRowsWithIncreasingTime) {
     EXPECT_GE(r.value, 0.0) << r.source << "/" << r.metric;
   }
   EXPECT_EQ(rounds.size(), sampler.rounds());
+  // The sampler accounts for its own CPU time (run.json counter_sampling.thread_cpu_s).
+  const auto activity = sampler.activity_json();
+  EXPECT_EQ(activity["rounds"], sampler.rounds());
+  EXPECT_EQ(activity["period_ms"], 20);
+  EXPECT_GT(sampler.thread_cpu_seconds(), 0.0);
+  EXPECT_LT(sampler.thread_cpu_seconds(), 0.5);
   EXPECT_GE(rounds.size(), 5u);
   EXPECT_TRUE(metrics.count("probe/bandwidth/GB/s"));
   EXPECT_TRUE(metrics.count("proc/page_faults/1/s"));
