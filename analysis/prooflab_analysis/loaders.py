@@ -258,9 +258,12 @@ _fast_reader_cache: list[Callable[..., Any] | None] = []
 
 def use_fast_loader(enabled: bool | None = True) -> None:
     """Use the `prooflab` module's C++ CSV reader when it is importable (True), never
-    (False), or as the environment says (None: on unless PROOFLAB_FAST_LOADER=0)."""
+    (False), or as the environment says (None: on unless PROOFLAB_FAST_LOADER=0).
+    Whether `import prooflab` works is looked up again after each call, so a notebook can
+    put build/python on sys.path late and then call use_fast_loader()."""
     global _fast_choice
     _fast_choice = enabled
+    _fast_reader_cache.clear()
 
 
 def fast_loader_active() -> bool:
