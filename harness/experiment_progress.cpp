@@ -66,7 +66,7 @@ std::string ExperimentProgress::status_line_locked() const {
 
 void ExperimentProgress::draw_locked() {
   if (!tty_ || closed_) return;
-  std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] ";
+  std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + " done] ";
   if (!current_.empty()) line += current_ + " (" + duration(since(run_t0_)) + ") | ";
   line += status_line_locked();
   const std::size_t width = terminal_width(out_);
