@@ -506,7 +506,8 @@ void add_regress_command(CLI::App& app) {
   cmd->add_option("--measure", o->measure,
                   "what to measure now: instructions,wallclock | all | none (default: instructions, "
                   "or none when inputs are given)");
-  cmd->add_option("--metric", o->metric_filters, "only these metrics (repeatable; NAME or PREFIX*)");
+  cmd->add_option("--metric", o->metric_filters, "only these metrics (repeatable; NAME or PREFIX*)")
+      ->allow_extra_args(false);  // one name per --metric, so that inputs after it stay inputs
   cmd->add_option("--against-build", o->against_build,
                   "a build of the baseline commit (DIR with bin/prooflab): wall-clock runs interleaved A/B");
   cmd->add_option("--json", o->json_out, "write the table as JSON to this file");
