@@ -101,12 +101,12 @@ curve::Xyzz<Curve> reduce_buckets(std::span<const std::uint32_t> ids,
                       std::span<const std::size_t>(offsets), std::span(group_sums), pool, params);
   // The weighted sums of the groups are the same problem on ~2^(bits/2) entries: recurse
   // (it ends in running sums below kRadixReduceMin entries).
-  const auto high = reduce_buckets<Curve>(std::span<const std::uint32_t>(group_ids).first(high_groups),
-                                          std::span<const Point>(group_sums).first(high_groups),
-                                          pool, params);
-  const auto low = reduce_buckets<Curve>(std::span<const std::uint32_t>(group_ids).subspan(high_groups),
-                                         std::span<const Point>(group_sums).subspan(high_groups),
-                                         pool, params);
+  const auto high =
+      reduce_buckets<Curve>(std::span<const std::uint32_t>(group_ids).first(high_groups),
+                            std::span<const Point>(group_sums).first(high_groups), pool, params);
+  const auto low =
+      reduce_buckets<Curve>(std::span<const std::uint32_t>(group_ids).subspan(high_groups),
+                            std::span<const Point>(group_sums).subspan(high_groups), pool, params);
   auto acc = high;
   for (unsigned i = 0; i < s; ++i) acc = acc.dbl();
   return acc.add(low);

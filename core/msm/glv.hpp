@@ -61,8 +61,7 @@ inline constexpr SplitScalar glv_split(const field::BigInt<4>& k) {
   std::uint64_t q2[4];
   for (int i = 3; i >= 0; --i) q2[i] = div_2by1(r2, q[i], kX, r2);
   // k < r = λ² − λ + 1 makes q2 < λ < 2^128, so q2[2] = q2[3] = 0.
-  return {static_cast<u128>(r2) * curve::kBlsXAbs + r1,
-          (static_cast<u128>(q2[1]) << 64) | q2[0]};
+  return {static_cast<u128>(r2) * curve::kBlsXAbs + r1, (static_cast<u128>(q2[1]) << 64) | q2[0]};
 }
 
 // E(P) = λ·P = x²·P on the prime-order subgroup, for an affine point (infinity maps to itself).
@@ -85,8 +84,8 @@ struct LambdaMap<curve::G2Curve> {
   // ψ²(X, Y, Z) = (X·cx, Y·cy, Z) with cx, cy the norms of ψ's coefficients: read them off
   // ψ² of (1, 1, 1).
   static curve::G2Affine apply(const curve::G2Affine& p) {
-    static const curve::G2Jacobian kCoeffs = curve::g2_psi(
-        curve::g2_psi({field::Fp2::one(), field::Fp2::one(), field::Fp2::one()}));
+    static const curve::G2Jacobian kCoeffs =
+        curve::g2_psi(curve::g2_psi({field::Fp2::one(), field::Fp2::one(), field::Fp2::one()}));
     if (p.is_infinity()) return p;
     return {p.x * kCoeffs.X, p.y * kCoeffs.Y};
   }

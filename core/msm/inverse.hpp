@@ -126,12 +126,12 @@ inline void update_de(Signed62<L>& d, Signed62<L>& e, const Matrix& t, const Sig
   std::int64_t me = (t.q & sd) + (t.r & se);
   i128 cd = static_cast<i128>(t.u) * d[0] + static_cast<i128>(t.v) * e[0];
   i128 ce = static_cast<i128>(t.q) * d[0] + static_cast<i128>(t.r) * e[0];
-  md -= static_cast<std::int64_t>((m_inv62 * static_cast<std::uint64_t>(cd) +
-                                   static_cast<std::uint64_t>(md)) &
-                                  static_cast<std::uint64_t>(kMask62));
-  me -= static_cast<std::int64_t>((m_inv62 * static_cast<std::uint64_t>(ce) +
-                                   static_cast<std::uint64_t>(me)) &
-                                  static_cast<std::uint64_t>(kMask62));
+  md -= static_cast<std::int64_t>(
+      (m_inv62 * static_cast<std::uint64_t>(cd) + static_cast<std::uint64_t>(md)) &
+      static_cast<std::uint64_t>(kMask62));
+  me -= static_cast<std::int64_t>(
+      (m_inv62 * static_cast<std::uint64_t>(ce) + static_cast<std::uint64_t>(me)) &
+      static_cast<std::uint64_t>(kMask62));
   cd += static_cast<i128>(m[0]) * md;
   ce += static_cast<i128>(m[0]) * me;
   cd >>= 62;

@@ -92,8 +92,8 @@ curve::Jacobian<Curve> msm(std::span<const curve::Affine<Curve>> bases,
   });
   const detail::BaseFetch<Curve> fetch{bases.data(), lambda_bases.data(),
                                        static_cast<std::uint32_t>(n)};
-  return detail::pippenger<Curve, 2>(fetch, std::as_const(halves).span(),
-                                     cfg.window_bits, pool, params);
+  return detail::pippenger<Curve, 2>(fetch, std::as_const(halves).span(), cfg.window_bits, pool,
+                                     params);
 }
 
 template <class Curve>
@@ -141,15 +141,15 @@ curve::Jacobian<Curve> batch_add(std::span<const curve::Affine<Curve>> bases,
   return batch_add_indices<Curve>(bases, std::span<const std::uint32_t>(indices), pool, cfg);
 }
 
-#define PROOFLAB_MSM_INSTANTIATE(Curve)                                                         \
-  template curve::Jacobian<Curve> msm<Curve>(std::span<const curve::Affine<Curve>>,             \
-                                             std::span<const Scalar>, parallel::ThreadPool&,    \
-                                             const MsmConfig&);                                 \
-  template curve::Jacobian<Curve> batch_add<Curve>(std::span<const curve::Affine<Curve>>,       \
-                                                   std::span<const std::uint64_t>,              \
-                                                   parallel::ThreadPool&, const MsmConfig&);    \
-  template curve::Jacobian<Curve> batch_add_indices<Curve>(                                     \
-      std::span<const curve::Affine<Curve>>, std::span<const std::uint32_t>,                    \
+#define PROOFLAB_MSM_INSTANTIATE(Curve)                                                      \
+  template curve::Jacobian<Curve> msm<Curve>(std::span<const curve::Affine<Curve>>,          \
+                                             std::span<const Scalar>, parallel::ThreadPool&, \
+                                             const MsmConfig&);                              \
+  template curve::Jacobian<Curve> batch_add<Curve>(std::span<const curve::Affine<Curve>>,    \
+                                                   std::span<const std::uint64_t>,           \
+                                                   parallel::ThreadPool&, const MsmConfig&); \
+  template curve::Jacobian<Curve> batch_add_indices<Curve>(                                  \
+      std::span<const curve::Affine<Curve>>, std::span<const std::uint32_t>,                 \
       parallel::ThreadPool&, const MsmConfig&);
 PROOFLAB_MSM_INSTANTIATE(curve::G1Curve)
 PROOFLAB_MSM_INSTANTIATE(curve::G2Curve)

@@ -179,8 +179,7 @@ curve::Jacobian<Curve> pippenger(const Fetch& fetch,
                         std::span<const std::size_t>(lists.offsets), bucket_sums.span(), pool,
                         params);
     const auto window_sum = reduce_buckets<Curve>(std::span<const std::uint32_t>(lists.ids),
-                                                  std::as_const(bucket_sums).span(), pool,
-                                                  params);
+                                                  std::as_const(bucket_sums).span(), pool, params);
     // acc holds the windows above this one, weighted relative to window w + 1.
     if (!window.top)
       for (unsigned i = 0; i < window.width; ++i) acc = acc.dbl();

@@ -202,7 +202,8 @@ void sum_segments(const Fetch& fetch, std::span<const std::uint32_t> entries,
 
   const std::size_t ranges = range_begin.size() - 1;
   pool.parallel_for(ranges, 1, [&](std::size_t r0, std::size_t r1) {
-    auto& scratch = detail::TreeScratch<Curve>::of_this_thread(std::max<std::size_t>(1, params.batch));
+    auto& scratch =
+        detail::TreeScratch<Curve>::of_this_thread(std::max<std::size_t>(1, params.batch));
     for (std::size_t r = r0; r < r1; ++r) {
       const std::span<const Piece> rp(pieces.data() + range_begin[r],
                                       range_begin[r + 1] - range_begin[r]);

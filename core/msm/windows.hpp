@@ -11,8 +11,8 @@
 #pragma once
 
 #include <algorithm>
-#include <cassert>
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -107,9 +107,10 @@ struct MsmCostModel {
   double window_cost(double m, double b) const {
     const double nonempty = b * -std::expm1(-m / b);
     const double reduce =
-        nonempty >= 64 ? reduce_per_bucket * nonempty
-                       : nonempty * (running_sum_per_bucket +
-                                     running_sum_per_gap_bit * std::log2(std::max(1.0, b / nonempty)));
+        nonempty >= 64
+            ? reduce_per_bucket * nonempty
+            : nonempty * (running_sum_per_bucket +
+                          running_sum_per_gap_bit * std::log2(std::max(1.0, b / nonempty)));
     return (m - nonempty) + reduce + per_point_window * m + per_bucket * b + per_window;
   }
 

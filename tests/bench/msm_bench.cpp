@@ -38,8 +38,10 @@ using msm::Scalar;
 
 template <class Curve>
 curve::Affine<Curve> generator() {
-  if constexpr (std::is_same_v<Curve, G1Curve>) return curve::g1_generator();
-  else return curve::g2_generator();
+  if constexpr (std::is_same_v<Curve, G1Curve>)
+    return curve::g1_generator();
+  else
+    return curve::g2_generator();
 }
 
 // The clock of a benchmark: the calling thread's CPU time when everything runs on it, wall
@@ -178,7 +180,11 @@ void BM_batch_add_g1(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_msm_g1)->DenseRange(10, 18, 2)->Arg(20)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_msm_g1)
+    ->DenseRange(10, 18, 2)
+    ->Arg(20)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime();
 BENCHMARK(BM_msm_g1_mt)->DenseRange(10, 22, 2)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_msm_g1_noglv)->DenseRange(12, 18, 2)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_msm_g1_window)

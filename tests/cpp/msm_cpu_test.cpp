@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <random>
-#include <utility>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/curve/g1.hpp"
@@ -139,8 +139,11 @@ TEST(MsmGlv, Div2by1MatchesU128Division) {
 TEST(MsmGlv, SplitRecomposesAndIsShort) {
   auto rng = rng_for("split");
   const u128 lambda = (static_cast<u128>(kLambda[1]) << 64) | kLambda[0];
-  std::vector<Scalar> ks = {Scalar{}, Scalar{1, 0, 0, 0}, kLambda,
-                            field::bigint_sub_small(kLambda, 1), field::bigint_sub_small(kR, 1),
+  std::vector<Scalar> ks = {Scalar{},
+                            Scalar{1, 0, 0, 0},
+                            kLambda,
+                            field::bigint_sub_small(kLambda, 1),
+                            field::bigint_sub_small(kR, 1),
                             field::bigint_shr(field::bigint_sub_small(kR, 1), 1)};
   for (int i = 0; i < 2000; ++i) ks.push_back(random_scalar(rng));
   for (const Scalar& k : ks) {
@@ -313,10 +316,17 @@ void degenerate_inputs(const char* name) {
   std::vector<Scalar> mixed(n);
   for (auto& k : mixed) {
     switch (rng() % 4) {
-      case 0: k = zero; break;
-      case 1: k = one; break;
-      case 2: k = r_minus_1; break;
-      default: k = random_scalar(rng);
+      case 0:
+        k = zero;
+        break;
+      case 1:
+        k = one;
+        break;
+      case 2:
+        k = r_minus_1;
+        break;
+      default:
+        k = random_scalar(rng);
     }
   }
   expect_msm_matches<Curve>(bases, mixed, "mixed 0/1/r-1/random");
