@@ -60,6 +60,6 @@ void BM_engine_batch(benchmark::State& state) {
   state.counters["proofs_per_s"] = benchmark::Counter(cfg.count * state.iterations(), benchmark::Counter::kIsRate);
   state.counters["events_per_batch"] = static_cast<double>(events) / state.iterations();
 }
-BENCHMARK(BM_engine_batch)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_engine_batch)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 
 }  // namespace
