@@ -97,8 +97,8 @@ Metric metric_from_json(const json& j, const std::string& where_file) {
   return m;
 }
 
-json metric_to_json(const Metric& m) {
-  json j = {{"metric", m.name},
+nlohmann::ordered_json metric_to_json(const Metric& m) {
+  nlohmann::ordered_json j = {{"metric", m.name},
             {"kind", m.kind},
             {"source", m.source},
             {"unit", m.unit},
@@ -121,7 +121,12 @@ json metric_to_json(const Metric& m) {
   if (m.source == "gbench" || m.source == "workload") j["field"] = m.field;
   if (!m.cell.empty()) j["cell"] = m.cell;
   if (!m.variant.empty()) j["variant"] = m.variant;
-  j["value"] = m.value ? json(*m.value) : json(nullptr);
+  // A count is an integer; write it as one.
+  if (m.value && m.kind == "deterministic" && *m.value >= 0 && *m.value < 9.0e15 &&
+      *m.value == static_cast<double>(static_cast<std::uint64_t>(*m.value)))
+    j["value"] = static_cast<std::uint64_t>(*m.value);
+  else
+    j["value"] = m.value ? nlohmann::ordered_json(*m.value) : nlohmann::ordered_json(nullptr);
   if (m.kind == "wallclock") j["values"] = m.values;
   if (!m.result_hash.empty()) j["result_hash"] = m.result_hash;
   j["commit"] = m.commit;
@@ -162,14 +167,14 @@ Baseline load_baseline(const std::filesystem::path& path) {
 }
 
 void save_baseline(const std::filesystem::path& path, const Baseline& b) {
-  json j = {{"format", kBaselineFormat},
-            {"version", kBaselineVersion},
-            {"description", b.description},
-            {"updated", b.updated},
-            {"history", b.history},
-            {"toolchain", b.toolchain},
-            {"host", b.host},
-            {"metrics", json::array()}};
+  nlohmann::ordered_json j = {{"format", kBaselineFormat},
+                              {"version", kBaselineVersion},
+                              {"description", b.description},
+                              {"updated", b.updated},
+                              {"history", b.history},
+                              {"toolchain", b.toolchain},
+                              {"host", b.host},
+                              {"metrics", nlohmann::ordered_json::array()}};
   for (const auto& m : b.metrics) j["metrics"].push_back(metric_to_json(m));
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   const auto tmp = path.string() + ".tmp";

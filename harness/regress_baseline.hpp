@@ -75,7 +75,8 @@ struct Baseline {
 Baseline load_baseline(const std::filesystem::path& path);
 void save_baseline(const std::filesystem::path& path, const Baseline& b);
 
-nlohmann::json metric_to_json(const Metric& m);
+// Keys in a fixed, readable order (what, how, tolerance, figures, when).
+nlohmann::ordered_json metric_to_json(const Metric& m);
 Metric metric_from_json(const nlohmann::json& j, const std::string& where);
 
 // The metrics a new CPU baseline starts with: instruction counts of the five workloads and
