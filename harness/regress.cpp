@@ -340,7 +340,8 @@ int run_regress(const Options& o) {
   std::vector<StatRequest> stat_requests;
   std::map<std::string, std::size_t> row_of;    // metric -> index in rows (placeholders for stats)
   for (const Metric* m : selected) {
-    if (!m->device.empty() && !have_cuda) {
+    const bool measured_here = m->source == "callgrind" || m->source == "workload" || m->source == "command";
+    if (!m->device.empty() && !have_cuda && measured_here) {
       rows.push_back(row_without_comparison(*m, kSkipped, "GPU metric: " + cuda_why));
       continue;
     }

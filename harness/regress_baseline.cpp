@@ -79,8 +79,11 @@ Metric metric_from_json(const json& j, const std::string& where_file) {
   m.warmup = get<unsigned>(j, "warmup", where, 0, false);
   m.repeat_per_process = get<unsigned>(j, "repeat_per_process", where, 1, false);
   m.command = get<std::vector<std::string>>(j, "command", where, {}, m.source == "command");
-  m.key = get<std::string>(j, "key", where, "", m.source == "command" || m.source == "run");
   m.benchmark = get<std::string>(j, "benchmark", where, "", m.source == "gbench");
+  m.key = get<std::string>(j, "key", where, "", m.source == "run" || (m.source == "command" && m.benchmark.empty()));
+  m.program = get<std::string>(j, "program", where, "prooflab", false);
+  if (m.program.empty() || m.program.front() == '/' || m.program.find("..") != std::string::npos)
+    bad(where, "program '" + m.program + "' is not prooflab or a relative path in the build directory");
   m.result_dir = get<std::string>(j, "result_dir", where, "{out}/{run_id}", false);
   m.field = get<std::string>(j, "field", where, m.source == "workload" ? "kernel_cpu_seconds" : "cpu_time", false);
   if (m.source == "workload" && m.field != "kernel_cpu_seconds" && m.field != "kernel_seconds")
@@ -115,10 +118,11 @@ nlohmann::ordered_json metric_to_json(const Metric& m) {
   if (m.warmup) j["warmup"] = m.warmup;
   if (m.source == "workload") j["repeat_per_process"] = m.repeat_per_process;
   if (!m.command.empty()) j["command"] = m.command;
+  if (m.source == "command" && m.program != "prooflab") j["program"] = m.program;
   if (m.source == "command") j["result_dir"] = m.result_dir;
   if (!m.key.empty()) j["key"] = m.key;
   if (!m.benchmark.empty()) j["benchmark"] = m.benchmark;
-  if (m.source == "gbench" || m.source == "workload") j["field"] = m.field;
+  if (m.source == "gbench" || m.source == "workload" || !m.benchmark.empty()) j["field"] = m.field;
   if (!m.cell.empty()) j["cell"] = m.cell;
   if (!m.variant.empty()) j["variant"] = m.variant;
   // A count is an integer; write it as one.

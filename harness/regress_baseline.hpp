@@ -44,10 +44,13 @@ struct Metric {
   // whose complete runs of `cell` / `variant` give one figure each. `key` names the
   // summary.json value (dotted for nested objects).
   std::vector<std::string> command;
+  std::string program = "prooflab";  // or a path in the arm's build dir: bench/prooflab_gpu_bench
   std::string result_dir;
   std::string key;
-  // gbench: benchmark name (run_name of the repetitions) and the field or counter to take
-  // (default cpu_time); workload: kernel_cpu_seconds (default) or kernel_seconds (wall)
+  // gbench (and command results that are benchmark JSON): benchmark key (Google Benchmark's
+  // run_name; prooflab_gpu_bench's name/log_n/variant) and the field or counter to take
+  // (default cpu_time; samples_ms for the GPU bench); workload: kernel_cpu_seconds (default)
+  // or kernel_seconds (wall)
   std::string benchmark, field;
   // run: summary key as above; experiment directories: only these cells / variants (empty: all)
   std::string cell, variant;

@@ -89,7 +89,9 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
                        "{param_dir}", param_dir.string());
   };
   ChildSpec spec;
-  spec.argv = {exe.string()};
+  // `program` other than prooflab is a path in the same build directory as the arm's prooflab
+  // (bin/prooflab -> <build>/bench/prooflab_gpu_bench).
+  spec.argv = {m.program == "prooflab" ? exe.string() : (exe.parent_path().parent_path() / m.program).string()};
   if (m.source == "workload") {
     spec.argv.insert(spec.argv.end(), {"workload", m.workload, "--n", std::to_string(m.n), "--repeat",
                                        std::to_string(m.repeat_per_process), "--json"});
@@ -119,6 +121,12 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
   }
   const fs::path result = substitute(m.result_dir);
   const Inputs in = read_inputs({result.string()});
+  if (!m.benchmark.empty()) {
+    const auto it = in.gbench.find(m.benchmark);
+    if (it == in.gbench.end())
+      throw std::runtime_error("metric '" + m.name + "': " + result.string() + " has no benchmark '" + m.benchmark + "'");
+    return bench_samples(it->second, m.field, "metric '" + m.name + "'");
+  }
   std::vector<double> out;
   for (const auto& run : in.runs) {
     if (!m.cell.empty() && run.cell != m.cell) continue;
@@ -178,6 +186,33 @@ double time_to_ns(double v, const std::string& unit, const std::string& where) {
 }
 
 }  // namespace
+
+std::string benchmark_key(const json& b) {
+  // prooflab_gpu_bench: one entry per case, its samples in samples_ms; the key names the case.
+  if (b.contains("samples_ms"))
+    return b.value("name", "") + "/" + std::to_string(b.value("log_n", 0)) + "/" + b.value("variant", "");
+  // Google Benchmark: one entry per repetition, all with the same run_name.
+  return b.value("run_name", b.value("name", ""));
+}
+
+std::vector<double> bench_samples(const std::vector<json>& entries, const std::string& field, const std::string& where) {
+  std::vector<double> out;
+  for (const auto& b : entries) {
+    if (!b.contains(field)) throw std::runtime_error(where + " has no '" + field + "'");
+    const auto& v = b[field];
+    if (v.is_array()) {
+      for (const auto& x : v)
+        if (x.is_number()) out.push_back(x.get<double>());
+    } else if (!v.is_number()) {
+      throw std::runtime_error(where + ": '" + field + "' is not a number");
+    } else if (field == "cpu_time" || field == "real_time") {
+      out.push_back(time_to_ns(v.get<double>(), b.value("time_unit", "ns"), where));
+    } else {
+      out.push_back(v.get<double>());
+    }
+  }
+  return out;
+}
 
 std::optional<double> summary_value(const json& summary, const std::string& dotted_key) {
   const json* cur = &summary;
@@ -355,8 +390,7 @@ Inputs read_inputs(const std::vector<std::string>& paths) {
       if (j.is_object() && j.contains("benchmarks") && j["benchmarks"].is_array()) {
         for (const auto& b : j["benchmarks"]) {
           if (b.value("run_type", "iteration") != "iteration") continue;  // skip aggregates
-          const std::string name = b.value("run_name", b.value("name", ""));
-          in.gbench[name].push_back(b);
+          in.gbench[benchmark_key(b)].push_back(b);
         }
         in.gbench_files.push_back(p);
       } else if (j.is_object() && j.contains("s_per_proof")) {
@@ -376,23 +410,13 @@ Measurement measurement_from_inputs(const Metric& m, const Inputs& in) {
   if (m.source == "gbench") {
     const auto it = in.gbench.find(m.benchmark);
     if (it == in.gbench.end()) {
-      r.skipped = in.gbench_files.empty() ? "no Google Benchmark JSON given"
+      r.skipped = in.gbench_files.empty() ? "no benchmark JSON given"
                                           : "benchmark '" + m.benchmark + "' not in the given JSON";
       return r;
     }
-    for (const auto& b : it->second) {
-      const std::string where = "benchmark '" + m.benchmark + "'";
-      if (m.field == "cpu_time" || m.field == "real_time") {
-        if (!b.contains(m.field)) throw std::runtime_error(where + " has no " + m.field);
-        r.now.push_back(time_to_ns(b[m.field].get<double>(), b.value("time_unit", "ns"), where));
-      } else {
-        if (!b.contains(m.field) || !b[m.field].is_number())
-          throw std::runtime_error(where + " has no number '" + m.field + "'");
-        r.now.push_back(b[m.field].get<double>());
-      }
-    }
+    r.now = bench_samples(it->second, m.field, "benchmark '" + m.benchmark + "'");
     r.measured = true;
-    r.method = "Google Benchmark JSON, " + std::to_string(r.now.size()) + " repetitions, vs stored";
+    r.method = "benchmark JSON, " + std::to_string(r.now.size()) + " samples, vs stored";
     return r;
   }
   if (m.source == "run") {

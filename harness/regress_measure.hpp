@@ -48,7 +48,7 @@ Measurement measure_wallclock(const Metric& metric, const MeasureContext& ctx);
 
 // Files and directories given on the command line.
 struct Inputs {
-  // gbench: benchmark run_name -> the iteration entries (one per repetition)
+  // benchmark JSON (Google Benchmark, prooflab_gpu_bench): benchmark_key -> its entries
   std::map<std::string, std::vector<nlohmann::json>> gbench;
   std::vector<std::string> gbench_files;
   // run: one summary.json per run, with the cell / variant of experiment rows
@@ -63,6 +63,13 @@ struct Inputs {
 Inputs read_inputs(const std::vector<std::string>& paths);
 
 Measurement measurement_from_inputs(const Metric& metric, const Inputs& inputs);
+
+// The key of an entry of benchmark JSON: Google Benchmark's run_name, or for
+// prooflab_gpu_bench "name/log_n/variant". Samples of `field` from the entries of one key
+// (times in ns for cpu_time / real_time; every element for an array such as samples_ms).
+std::string benchmark_key(const nlohmann::json& entry);
+std::vector<double> bench_samples(const std::vector<nlohmann::json>& entries, const std::string& field,
+                                  const std::string& where);
 
 // A value of a summary.json by dotted key ("wall_s.avg"); nullopt when absent or not a number.
 std::optional<double> summary_value(const nlohmann::json& summary, const std::string& dotted_key);
