@@ -223,24 +223,43 @@ std::vector<Metric> default_cpu_metrics() {
     m.field = "kernel_cpu_seconds";
     out.push_back(m);
   }
+  // The ci-smoke experiment (experiments/ci-smoke.toml, run by `prooflab matrix`): its
+  // throughput, s/proof of the porep-like baseline runs (`--reps` per invocation), and the CPU
+  // time of a whole invocation. On a shared machine the wall-clock figure moves by tens of
+  // per cent with the load of others (docs/regress.md), so against stored figures only a
+  // gross slowdown counts; the CPU time is steadier.
+  const std::vector<std::string> smoke = {"matrix", "{source_dir}/experiments/ci-smoke.toml", "--reps", "4",
+                                          "--out", "{out}/{run_id}", "--param-dir", "{param_dir}"};
   {
-    // The ci-smoke throughput: experiments/ci-smoke.toml run by `prooflab matrix`, the figure
-    // being s/proof of its porep-like baseline runs (`--reps` of them per invocation).
     Metric m;
     m.name = "ci-smoke.s_per_proof";
     m.kind = "wallclock";
     m.source = "command";
     m.unit = "s";
-    m.tolerance = 0.30;
+    m.tolerance = 0.90;
     m.tolerance_interleaved = 0.05;
     m.repetitions = 3;
     m.warmup = 0;  // the experiment file has its own warm-up run per arm
-    m.command = {"matrix", "{source_dir}/experiments/ci-smoke.toml", "--reps", "4", "--out", "{out}/{run_id}",
-                 "--param-dir", "{param_dir}"};
+    m.command = smoke;
     m.result_dir = "{out}/{run_id}/ci-smoke";
     m.cell = "porep-like";
     m.variant = "baseline";
     m.key = "s_per_proof";
+    out.push_back(m);
+  }
+  {
+    Metric m;
+    m.name = "ci-smoke.cpu_s";
+    m.kind = "wallclock";
+    m.source = "command";
+    m.unit = "s";
+    m.tolerance = 0.30;
+    m.tolerance_interleaved = 0.03;
+    m.repetitions = 10;  // ~11 per arm resolve 3 % on the 2-core dev VM (±5 % run to run)
+    m.warmup = 1;        // the first invocation of each arm also generates the parameters
+    m.command = smoke;
+    m.result_dir = "{out}/{run_id}/ci-smoke";
+    m.key = "rusage.cpu_s";
     out.push_back(m);
   }
   return out;

@@ -107,7 +107,8 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
     for (const auto& a : spec.argv) line += a + " ";
     std::fprintf(stderr, "regress: %s\n", line.c_str());
   }
-  const int rc = run_child(spec);
+  double cpu_seconds = 0;
+  const int rc = run_child(spec, &cpu_seconds);
   if (rc != 0)
     throw std::runtime_error("metric '" + m.name + "': " + exe.string() + " exited with status " +
                              std::to_string(rc) + " (" + arm + " run " + std::to_string(index) +
@@ -119,6 +120,9 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
       throw std::runtime_error("metric '" + m.name + "': no " + m.field + " in " + spec.stdout_path.string());
     return {median_of(secs)};
   }
+  // The CPU time the command used (all its threads): unlike its wall time, not inflated by
+  // other processes taking turns on the same cores.
+  if (m.key == "rusage.cpu_s") return {cpu_seconds};
   const fs::path result = substitute(m.result_dir);
   const Inputs in = read_inputs({result.string()});
   if (!m.benchmark.empty()) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,17 +59,22 @@ pid_t spawn_child(const ChildSpec& spec) {
   return pid;
 }
 
-int wait_child(pid_t pid) {
+int wait_child(pid_t pid, double* cpu_seconds) {
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  struct rusage ru {};
+  while (::wait4(pid, &status, 0, &ru) < 0) {
+    if (errno != EINTR) throw std::runtime_error(std::string("wait4: ") + std::strerror(errno));
+  }
+  if (cpu_seconds) {
+    auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+    *cpu_seconds = secs(ru.ru_utime) + secs(ru.ru_stime);
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 255;
 }
 
-int run_child(const ChildSpec& spec) { return wait_child(spawn_child(spec)); }
+int run_child(const ChildSpec& spec, double* cpu_seconds) { return wait_child(spawn_child(spec), cpu_seconds); }
 
 std::string read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -23,10 +23,11 @@ struct ChildSpec {
 
 // Starts the child; throws naming the program when it cannot be started.
 pid_t spawn_child(const ChildSpec& spec);
-// Waits for it; returns the exit status, or 128 + signal when it was killed.
-int wait_child(pid_t pid);
+// Waits for it; returns the exit status, or 128 + signal when it was killed. cpu_seconds, when
+// given, receives the CPU time (user + system) the child and its waited-for descendants used.
+int wait_child(pid_t pid, double* cpu_seconds = nullptr);
 // spawn + wait.
-int run_child(const ChildSpec& spec);
+int run_child(const ChildSpec& spec, double* cpu_seconds = nullptr);
 
 std::string read_text_file(const std::filesystem::path& path);
 // The last `lines` lines of a file, for error messages.
