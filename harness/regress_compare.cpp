@@ -45,6 +45,7 @@ json row_to_json(const Row& r) {
           {"p_value", opt(r.p_value)},
           {"n_baseline", r.n_baseline},
           {"n_now", r.n_now},
+          {"samples", {{"baseline", r.baseline_samples}, {"now", r.now_samples}}},
           {"verdict", r.verdict},
           {"detail", r.detail},
           {"note", r.note}};
@@ -143,6 +144,8 @@ std::vector<Row> compare_samples(const std::vector<StatRequest>& requests, const
     r.p_value = num(c, "p_value");
     r.n_baseline = q.baseline.size();
     r.n_now = q.now.size();
+    r.baseline_samples = q.baseline;
+    r.now_samples = q.now;
     r.detail = c.value("verdict", "");
     std::string note = c.contains("note") && c["note"].is_string() ? c["note"].get<std::string>() : "";
     if (r.detail == "regressed") {
