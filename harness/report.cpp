@@ -168,14 +168,19 @@ void run_report(const ReportOptions& o) {
     const fs::path written = py::str(report.attr("write_report")(o.path, out, py::arg("expected_partitions") = partitions))
                                  .cast<std::string>();
     std::cout << "report: " << written.string() << "\n";
-    std::vector<std::string> figures, tables;
-    for (const auto& entry : fs::directory_iterator(written.parent_path())) {
-      const auto ext = entry.path().extension();
-      if (ext == ".png" || ext == ".svg") figures.push_back(entry.path().string());
-      if (ext == ".csv" || (ext == ".md" && entry.path() != written)) tables.push_back(entry.path().string());
+    std::vector<std::string> figures, tables, run_reports;
+    // Recursive: a reference log gets one report per run found in it, in a subfolder.
+    for (const auto& entry : fs::recursive_directory_iterator(written.parent_path())) {
+      const auto& p = entry.path();
+      const auto ext = p.extension();
+      if (ext == ".png" || ext == ".svg") figures.push_back(p.string());
+      else if (p.filename() == "report.md" && p != written) run_reports.push_back(p.string());
+      else if (ext == ".csv" || (ext == ".md" && p != written)) tables.push_back(p.string());
     }
     std::sort(figures.begin(), figures.end());
     std::sort(tables.begin(), tables.end());
+    std::sort(run_reports.begin(), run_reports.end());
+    for (const auto& r : run_reports) std::cout << "run report: " << r << "\n";
     for (const auto& f : figures) std::cout << "figure: " << f << "\n";
     for (const auto& t : tables) std::cout << "table:  " << t << "\n";
   } catch (py::error_already_set& e) {
