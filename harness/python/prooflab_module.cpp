@@ -14,6 +14,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -160,10 +161,14 @@ py::dict read_csv_columns(const std::string& path, const std::set<std::string>& 
   for (std::size_t col = 0; col < csv.header.size(); ++col) {
     const py::str name(csv.header[col]);
     if (const auto* ints = std::get_if<IntColumn>(&csv.columns[col])) {
-      py::array_t<std::int64_t> values(static_cast<py::ssize_t>(csv.rows), ints->values.data());
-      py::array_t<bool> missing(static_cast<py::ssize_t>(csv.rows));
-      auto m = missing.mutable_unchecked<1>();
-      for (std::size_t r = 0; r < csv.rows; ++r) m(static_cast<py::ssize_t>(r)) = ints->missing[r] != 0;
+      // Allocated, then filled: here (pybind11 2.10.3, clang 14, C++20) array_t(count, ptr)
+      // gave an array of the first element repeated.
+      const auto n = static_cast<py::ssize_t>(csv.rows);
+      py::array_t<std::int64_t> values(std::vector<py::ssize_t>{n});
+      py::array_t<bool> missing(std::vector<py::ssize_t>{n});
+      std::copy(ints->values.begin(), ints->values.end(), values.mutable_data());
+      std::transform(ints->missing.begin(), ints->missing.end(), missing.mutable_data(),
+                     [](std::uint8_t m) { return m != 0; });
       out[name] = masked_array(values, py::arg("mask") = missing);
       continue;
     }
@@ -251,7 +256,9 @@ run_id defaults to time, circuit, c and j; param_dir to $PROOFLAB_PARAM_DIR or
 process's stdout. Returns {"run_dir", "status" (complete | failed | interrupted), "summary"}.)");
   m.def("default_run_id", &prooflab::harness::default_run_id, py::arg("config"));
 
-  m.def("read_csv_columns", &hp::read_csv_columns, py::arg("path"), py::arg("int_columns"),
+  m.def("read_csv_columns", [](const std::string& path, const std::vector<std::string>& int_columns) {
+        return hp::read_csv_columns(path, {int_columns.begin(), int_columns.end()});
+      }, py::arg("path"), py::arg("int_columns"),
         R"(A run-directory CSV as {column: values} in header order: the int_columns as
 numpy.ma.MaskedArray of int64 (masked where the field is empty), the others as numpy
 object arrays of str. Raises prooflab.CsvDeclined (a ValueError) for anything but the plain
