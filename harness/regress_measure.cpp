@@ -125,11 +125,15 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
   if (m.key == "rusage.cpu_s") return {cpu_seconds};
   const fs::path result = substitute(m.result_dir);
   const Inputs in = read_inputs({result.string()});
+  // One figure per invocation, the median of what it produced: the runs (or benchmark
+  // samples) of one invocation follow each other in one process and share its moment on the
+  // machine, so they are not independent samples. Counting them as such made an A/A
+  // comparison "regressed" at p < 0.001 (results/2026-11-30-regress-false-alarms.md).
   if (!m.benchmark.empty()) {
     const auto it = in.gbench.find(m.benchmark);
     if (it == in.gbench.end())
       throw std::runtime_error("metric '" + m.name + "': " + result.string() + " has no benchmark '" + m.benchmark + "'");
-    return bench_samples(it->second, m.field, "metric '" + m.name + "'");
+    return {median_of(bench_samples(it->second, m.field, "metric '" + m.name + "'"))};
   }
   std::vector<double> out;
   for (const auto& run : in.runs) {
@@ -145,7 +149,7 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
     throw std::runtime_error("metric '" + m.name + "': " + result.string() + " holds no complete run" +
                              (m.cell.empty() ? "" : " of cell '" + m.cell + "'") +
                              (m.variant.empty() ? "" : " and variant '" + m.variant + "'"));
-  return out;
+  return {median_of(out)};
 }
 
 std::vector<std::string> split_csv_line(const std::string& line) {
@@ -341,7 +345,9 @@ Measurement measure_wallclock(const Metric& m, const MeasureContext& ctx) {
   r.measured = true;
   const std::string what = m.source == "workload"
                                ? m.field + ", median of " + std::to_string(m.repeat_per_process) + " kernel runs per process"
-                               : "summary " + m.key;
+                           : m.key == "rusage.cpu_s" ? "CPU time per invocation"
+                           : !m.benchmark.empty()    ? m.field + ", median per invocation"
+                                                     : "summary " + m.key + ", median per invocation";
   const std::string samples = std::to_string(r.now.size()) + (interleave ? "+" + std::to_string(r.baseline_build.size()) : "") +
                               " samples from " + std::to_string(m.repetitions) + (interleave ? "+" + std::to_string(m.repetitions) : "") +
                               " runs";
