@@ -240,7 +240,7 @@ std::vector<Metric> default_cpu_metrics() {
     m.tolerance = 0.90;
     m.tolerance_interleaved = 0.05;
     m.repetitions = 8;
-    m.warmup = 0;  // the experiment file has its own warm-up run per arm
+    m.warmup = 1;  // the first invocation of each arm also generates the parameters
     m.command = smoke;
     m.result_dir = "{out}/{run_id}/ci-smoke";
     m.cell = "porep-like";
