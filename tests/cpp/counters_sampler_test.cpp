@@ -160,7 +160,8 @@ TEST_F(SamplerTest, OffWritesNoFile) {
   EXPECT_FALSE(sampler.writing());
   sampler.stop();
   EXPECT_FALSE(fs::exists(dir_ / "counters.csv"));
-  for (const auto& [name, st] : sampler.status_json().items()) {
+  const auto statuses = sampler.status_json();
+  for (const auto& [name, st] : statuses.items()) {
     EXPECT_EQ(st["status"], "unavailable");
     EXPECT_EQ(st["reason"], "switched off (--counters off)");
   }
