@@ -4,7 +4,7 @@ PRESET ?= release
 BUILD_DIR := $(if $(filter release,$(PRESET)),build,build-$(PRESET))
 VENV := .venv
 
-.PHONY: all deps build run test test-cpp test-python bench debug asan tsan format clean
+.PHONY: all deps build run test test-cpp test-python test-regress bench debug asan tsan format clean
 
 all: build
 
@@ -24,7 +24,7 @@ run: build
 	@echo "waterfall: results/runs/$(RUN_ID)/report/waterfall.png"
 
 test: build
-	@$(MAKE) --no-print-directory test-cpp test-python PRESET=$(PRESET)
+	@$(MAKE) --no-print-directory test-cpp test-python test-regress PRESET=$(PRESET)
 
 test-cpp:
 	ctest --preset $(PRESET) --output-on-failure -j 2
@@ -32,6 +32,18 @@ test-cpp:
 test-python:
 	@if [ -d tests/python ]; then $(VENV)/bin/python -m pytest -q tests/python; \
 	else echo "no Python tests yet"; fi
+
+# Per-commit regression check (docs/regress.md): instruction counts of the workloads under
+# callgrind against results/baselines/cpu.json (deterministic, ~30 s on 2 cores). Counts are
+# recorded for the release build's toolchain, so other presets skip it. Wall-clock too:
+# `make test-regress REGRESS_AGAINST=DIR` (DIR: a release build of the baseline commit).
+REGRESS_BASELINE ?= results/baselines/cpu.json
+REGRESS_AGAINST ?=
+test-regress:
+	@if [ "$(PRESET)" != release ]; then \
+	  echo "test-regress: instruction counts are recorded for the release build; skipped for PRESET=$(PRESET)"; \
+	else $(BUILD_DIR)/bin/prooflab regress --baseline $(REGRESS_BASELINE) --json $(BUILD_DIR)/regress.json \
+	  $(if $(REGRESS_AGAINST),--measure all --against-build $(REGRESS_AGAINST),--measure instructions); fi
 
 bench: build
 	$(BUILD_DIR)/bench/prooflab_bench
