@@ -63,12 +63,14 @@ bool cuda_device_available(std::string& why) {
 bool matches(const std::string& name, const std::vector<std::string>& filters) {
   if (filters.empty()) return true;
   for (const auto& f : filters) {
-    if (!f.empty() && f.back() == '*' ? name.rfind(f.substr(0, f.size() - 1), 0) == 0 : name == f) return true;
+    if (!f.empty() && f.back() == '*' ? name.rfind(f.substr(0, f.size() - 1), 0) == 0 : name == f)
+      return true;
   }
   return false;
 }
 
-std::string capture(const std::vector<std::string>& argv, const fs::path& tmp, const std::string& tag) {
+std::string capture(const std::vector<std::string>& argv, const fs::path& tmp,
+                    const std::string& tag) {
   ChildSpec spec;
   spec.argv = argv;
   spec.stdout_path = tmp / (tag + ".out");
@@ -114,7 +116,9 @@ std::string toolchain_difference(const json& baseline, const json& now) {
   std::string diff;
   for (const char* key : {"compiler", "flags", "libc"}) {
     const std::string b = baseline.value(key, ""), n = now.value(key, "");
-    if (b != n) diff += std::string(diff.empty() ? "" : "; ") + key + ": baseline '" + b + "', now '" + n + "'";
+    if (b != n)
+      diff +=
+          std::string(diff.empty() ? "" : "; ") + key + ": baseline '" + b + "', now '" + n + "'";
   }
   return diff;
 }
@@ -122,18 +126,22 @@ std::string toolchain_difference(const json& baseline, const json& now) {
 std::string host_difference(const json& baseline, const json& now) {
   std::string diff;
   if (baseline.value("cpu_model", "") != now.value("cpu_model", ""))
-    diff = "cpu_model: baseline '" + baseline.value("cpu_model", "") + "', now '" + now.value("cpu_model", "") + "'";
+    diff = "cpu_model: baseline '" + baseline.value("cpu_model", "") + "', now '" +
+           now.value("cpu_model", "") + "'";
   if (baseline.value("cores", 0) != now.value("cores", 0))
-    diff += std::string(diff.empty() ? "" : "; ") + "cores: baseline " + std::to_string(baseline.value("cores", 0)) +
-            ", now " + std::to_string(now.value("cores", 0));
+    diff += std::string(diff.empty() ? "" : "; ") + "cores: baseline " +
+            std::to_string(baseline.value("cores", 0)) + ", now " +
+            std::to_string(now.value("cores", 0));
   return diff;
 }
 
 std::string fmt_value(const std::optional<double>& v, const std::string& unit) {
   if (!v) return "-";
   char buf[64];
-  if (unit == "instructions" || std::fabs(*v) >= 1e6) std::snprintf(buf, sizeof buf, "%.0f", *v);
-  else std::snprintf(buf, sizeof buf, "%.4g", *v);
+  if (unit == "instructions" || std::fabs(*v) >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.0f", *v);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", *v);
   return std::string(buf) + (unit == "instructions" ? "" : " " + unit);
 }
 
@@ -153,11 +161,12 @@ std::string fmt_interval(const Row& r) {
 }
 
 void print_table(const std::vector<Row>& rows) {
-  const std::vector<std::string> head = {"metric", "baseline", "now", "change", "interval", "verdict"};
+  const std::vector<std::string> head = {"metric", "baseline", "now",
+                                         "change", "interval", "verdict"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows)
-    cells.push_back({r.metric, fmt_value(r.baseline, r.unit), fmt_value(r.now, r.unit), fmt_pct(r.change),
-                     fmt_interval(r), r.verdict});
+    cells.push_back({r.metric, fmt_value(r.baseline, r.unit), fmt_value(r.now, r.unit),
+                     fmt_pct(r.change), fmt_interval(r), r.verdict});
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
     width[c] = head[c].size();
@@ -243,12 +252,16 @@ int run_regress(const Options& o) {
   const fs::path baseline_path = o.baseline;
   const bool exists = fs::exists(baseline_path);
   if (!exists && !o.update)
-    throw std::runtime_error("baseline " + o.baseline + " does not exist; create it with --update --reason \"...\"");
-  if (o.update && o.reason.empty()) throw std::runtime_error("--update needs --reason \"why the figures change\"");
+    throw std::runtime_error("baseline " + o.baseline +
+                             " does not exist; create it with --update --reason \"...\"");
+  if (o.update && o.reason.empty())
+    throw std::runtime_error("--update needs --reason \"why the figures change\"");
   const char* injected = std::getenv("PROOFLAB_INJECT_SLOWDOWN");
   const bool injecting = injected && *injected;
   if (o.update && injecting)
-    throw std::runtime_error("refusing --update while PROOFLAB_INJECT_SLOWDOWN is set: the figures would be slowed on purpose");
+    throw std::runtime_error(
+        "refusing --update while PROOFLAB_INJECT_SLOWDOWN is set: the figures would be slowed on "
+        "purpose");
 
   std::set<std::string> measure;
   {
@@ -257,10 +270,13 @@ int run_regress(const Options& o) {
     while (start <= list.size()) {
       const std::size_t end = std::min(list.find(',', start), list.size());
       const std::string item = list.substr(start, end - start);
-      if (item == "all") measure.insert({"instructions", "wallclock"});
-      else if (item == "instructions" || item == "wallclock") measure.insert(item);
+      if (item == "all")
+        measure.insert({"instructions", "wallclock"});
+      else if (item == "instructions" || item == "wallclock")
+        measure.insert(item);
       else if (item != "none")
-        throw std::runtime_error("--measure '" + o.measure + "': '" + item + "' is not instructions | wallclock | all | none");
+        throw std::runtime_error("--measure '" + o.measure + "': '" + item +
+                                 "' is not instructions | wallclock | all | none");
       start = end + 1;
     }
   }
@@ -286,9 +302,11 @@ int run_regress(const Options& o) {
   if (!o.against_build.empty()) {
     fs::path exe = o.against_build;
     if (fs::is_directory(exe)) exe = exe / "bin" / "prooflab";
-    if (!fs::exists(exe)) throw std::runtime_error("--against-build " + o.against_build + ": no " + exe.string());
+    if (!fs::exists(exe))
+      throw std::runtime_error("--against-build " + o.against_build + ": no " + exe.string());
     ctx.against_exe = fs::absolute(exe);
-    const auto listing = capture({ctx.against_exe.string(), "workload", "--list", "--json"}, tmp.path(), "against-list");
+    const auto listing = capture({ctx.against_exe.string(), "workload", "--list", "--json"},
+                                 tmp.path(), "against-list");
     const auto j = json::parse(listing, nullptr, false);
     ctx.against_has_workload = j.is_object() && j.contains("toolchain");
     if (ctx.against_has_workload) against_toolchain = j["toolchain"];
@@ -308,13 +326,19 @@ int run_regress(const Options& o) {
                 base.updated.value("date", "").c_str(), base.updated.value("reason", "").c_str());
   std::printf("\nregress: this build: commit %.12s%s, %s\n", prov.value("git_commit", "").c_str(),
               prov.value("git_dirty", false) ? " (dirty)" : "", tc.fingerprint().c_str());
-  if (injecting) std::printf("regress: PROOFLAB_INJECT_SLOWDOWN=%s is set: this build's workloads are slowed on purpose\n", injected);
+  if (injecting)
+    std::printf(
+        "regress: PROOFLAB_INJECT_SLOWDOWN=%s is set: this build's workloads are slowed on "
+        "purpose\n",
+        injected);
   if (!ctx.against_exe.empty())
     std::printf("regress: against build %s (%s)\n", ctx.against_exe.c_str(),
                 ctx.against_has_workload ? "counts and wall-clock measured on both, interleaved"
                                          : "no `workload` command: wall-clock of commands only");
   else if (measure.count("wallclock"))
-    std::printf("regress: no --against-build: wall-clock compared with the stored figures (wide tolerance)\n");
+    std::printf(
+        "regress: no --against-build: wall-clock compared with the stored figures (wide "
+        "tolerance)\n");
 
   // Which metrics run, and why the others do not.
   std::vector<Row> rows;
@@ -328,19 +352,24 @@ int run_regress(const Options& o) {
 
   std::vector<const Metric*> to_count;
   for (const Metric* m : selected)
-    if (m->source == "callgrind" && counting && (m->device.empty() || have_cuda)) to_count.push_back(m);
+    if (m->source == "callgrind" && counting && (m->device.empty() || have_cuda))
+      to_count.push_back(m);
   const auto counts = measure_instructions(to_count, ctx);
   const std::string tc_diff = exists ? toolchain_difference(base.toolchain, tc_now) : "";
   const std::string host_diff = exists ? host_difference(base.host, host_now) : "";
   if (counting && !tc_diff.empty())
-    std::printf("regress: TOOLCHAIN DIFFERS from the baseline's (%s): stored instruction counts are incomparable%s\n",
-                tc_diff.c_str(), ctx.against_has_workload ? " (the baseline build's counts are used instead)" : "");
+    std::printf(
+        "regress: TOOLCHAIN DIFFERS from the baseline's (%s): stored instruction counts are "
+        "incomparable%s\n",
+        tc_diff.c_str(),
+        ctx.against_has_workload ? " (the baseline build's counts are used instead)" : "");
 
   std::map<std::string, Measurement> measured;  // for --update
   std::vector<StatRequest> stat_requests;
-  std::map<std::string, std::size_t> row_of;    // metric -> index in rows (placeholders for stats)
+  std::map<std::string, std::size_t> row_of;  // metric -> index in rows (placeholders for stats)
   for (const Metric* m : selected) {
-    const bool measured_here = m->source == "callgrind" || m->source == "workload" || m->source == "command";
+    const bool measured_here =
+        m->source == "callgrind" || m->source == "workload" || m->source == "command";
     if (!m->device.empty() && !have_cuda && measured_here) {
       rows.push_back(row_without_comparison(*m, kSkipped, "GPU metric: " + cuda_why));
       continue;
@@ -348,7 +377,8 @@ int run_regress(const Options& o) {
     Measurement meas;
     if (m->source == "callgrind") {
       if (!counting) {
-        rows.push_back(row_without_comparison(*m, kSkipped, "not measured (--measure instructions)"));
+        rows.push_back(
+            row_without_comparison(*m, kSkipped, "not measured (--measure instructions)"));
         continue;
       }
       meas = counts.at(m->name);
@@ -373,8 +403,8 @@ int run_regress(const Options& o) {
       if (!meas.baseline_build.empty()) {
         rows.push_back(compare_count(*m, meas.baseline_build[0], now, meas.method));
         if (meas.baseline_build_result_hash != meas.result_hash)
-          note = "the two builds computed different results (" + meas.baseline_build_result_hash + " vs " +
-                 meas.result_hash + ")";
+          note = "the two builds computed different results (" + meas.baseline_build_result_hash +
+                 " vs " + meas.result_hash + ")";
       } else if (!m->value) {
         Row r = row_without_comparison(*m, kSkipped, "no stored figure: record one with --update");
         r.now = now;
@@ -390,7 +420,8 @@ int run_regress(const Options& o) {
       } else {
         rows.push_back(compare_count(*m, *m->value, now, meas.method));
         if (!m->result_hash.empty() && m->result_hash != meas.result_hash)
-          note = "the workload's result differs from the baseline's (" + m->result_hash + " vs " + meas.result_hash +
+          note = "the workload's result differs from the baseline's (" + m->result_hash + " vs " +
+                 meas.result_hash +
                  "): its inputs or its output changed, so the work may differ too";
       }
       if (!note.empty()) rows.back().note += (rows.back().note.empty() ? "" : "; ") + note;
@@ -404,7 +435,8 @@ int run_regress(const Options& o) {
       q.min_effect = m->tolerance_interleaved;
     } else {
       if (m->values.size() < 2) {
-        Row r = row_without_comparison(*m, kSkipped, "fewer than 2 stored figures: record them with --update");
+        Row r = row_without_comparison(*m, kSkipped,
+                                       "fewer than 2 stored figures: record them with --update");
         r.now = statistic_of(meas.now, m->statistic);
         r.method = meas.method;
         rows.push_back(r);
@@ -427,27 +459,30 @@ int run_regress(const Options& o) {
     stat_requests.push_back(q);
   }
 
-  const auto stat_rows = compare_samples(stat_requests, python_interpreter(o),
-                                         (fs::path(PROOFLAB_SOURCE_DIR) / "analysis").string(), tmp.path().string());
-  for (std::size_t i = 0; i < stat_requests.size(); ++i) rows[row_of.at(stat_requests[i].metric->name)] = stat_rows[i];
+  const auto stat_rows =
+      compare_samples(stat_requests, python_interpreter(o),
+                      (fs::path(PROOFLAB_SOURCE_DIR) / "analysis").string(), tmp.path().string());
+  for (std::size_t i = 0; i < stat_requests.size(); ++i)
+    rows[row_of.at(stat_requests[i].metric->name)] = stat_rows[i];
 
   std::printf("\n");
   print_table(rows);
   std::size_t regressions = 0;
   for (const auto& r : rows) regressions += r.verdict == kRegression;
 
-  json report = {{"baseline_file", o.baseline},
-                 {"baseline_updated", base.updated},
-                 {"commit", prov.value("git_commit", "")},
-                 {"dirty", prov.value("git_dirty", false)},
-                 {"date", now_date},
-                 {"toolchain", {{"baseline", base.toolchain}, {"now", tc_now}, {"difference", tc_diff}}},
-                 {"host", {{"baseline", base.host}, {"now", host_now}, {"difference", host_diff}}},
-                 {"against_build", ctx.against_exe.empty() ? json(nullptr) : json(ctx.against_exe.string())},
-                 {"wallclock_mode", ctx.against_exe.empty() ? "stored" : "interleaved"},
-                 {"injected_slowdown", injecting ? json(injected) : json(nullptr)},
-                 {"rows", json::array()},
-                 {"regressions", regressions}};
+  json report = {
+      {"baseline_file", o.baseline},
+      {"baseline_updated", base.updated},
+      {"commit", prov.value("git_commit", "")},
+      {"dirty", prov.value("git_dirty", false)},
+      {"date", now_date},
+      {"toolchain", {{"baseline", base.toolchain}, {"now", tc_now}, {"difference", tc_diff}}},
+      {"host", {{"baseline", base.host}, {"now", host_now}, {"difference", host_diff}}},
+      {"against_build", ctx.against_exe.empty() ? json(nullptr) : json(ctx.against_exe.string())},
+      {"wallclock_mode", ctx.against_exe.empty() ? "stored" : "interleaved"},
+      {"injected_slowdown", injecting ? json(injected) : json(nullptr)},
+      {"rows", json::array()},
+      {"regressions", regressions}};
   for (const auto& r : rows) report["rows"].push_back(row_to_json(r));
 
   int status = regressions ? 1 : 0;
@@ -477,14 +512,17 @@ int run_regress(const Options& o) {
                     {"command", prov.value("command", "")},
                     {"metrics", changed}};
     if (!to_count.empty()) base.toolchain = tc_now;
-    if (measure.count("wallclock") || !inputs.runs.empty() || !inputs.gbench.empty()) base.host = host_now;
+    if (measure.count("wallclock") || !inputs.runs.empty() || !inputs.gbench.empty())
+      base.host = host_now;
     save_baseline(baseline_path, base);
-    std::printf("\nregress: updated %zu metric(s) of %s (reason: %s)\n", changed, o.baseline.c_str(), o.reason.c_str());
+    std::printf("\nregress: updated %zu metric(s) of %s (reason: %s)\n", changed,
+                o.baseline.c_str(), o.reason.c_str());
     report["updated"] = base.updated;
     status = 0;
   } else {
-    std::printf("\nregress: %s\n", regressions ? (std::to_string(regressions) + " regression(s)").c_str()
-                                               : "no regression");
+    std::printf("\nregress: %s\n", regressions
+                                       ? (std::to_string(regressions) + " regression(s)").c_str()
+                                       : "no regression");
   }
   report["exit_status"] = status;
   if (!o.json_out.empty()) {
@@ -502,21 +540,31 @@ int run_regress(const Options& o) {
 void add_regress_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("regress", "Compare measured figures with a committed baseline");
   auto o = std::make_shared<Options>();
-  cmd->add_option("--baseline", o->baseline, "baseline JSON (results/baselines/cpu.json)")->required();
-  cmd->add_option("inputs", o->inputs, "Google Benchmark JSON, run directories, experiment directories");
-  cmd->add_option("--measure", o->measure,
-                  "what to measure now: instructions,wallclock | all | none (default: instructions, "
-                  "or none when inputs are given)");
+  cmd->add_option("--baseline", o->baseline, "baseline JSON (results/baselines/cpu.json)")
+      ->required();
+  cmd->add_option("inputs", o->inputs,
+                  "Google Benchmark JSON, run directories, experiment directories");
+  cmd->add_option(
+      "--measure", o->measure,
+      "what to measure now: instructions,wallclock | all | none (default: instructions, "
+      "or none when inputs are given)");
   cmd->add_option("--metric", o->metric_filters, "only these metrics (repeatable; NAME or PREFIX*)")
       ->allow_extra_args(false);  // one name per --metric, so that inputs after it stay inputs
-  cmd->add_option("--against-build", o->against_build,
-                  "a build of the baseline commit (DIR with bin/prooflab): wall-clock runs interleaved A/B");
+  cmd->add_option(
+      "--against-build", o->against_build,
+      "a build of the baseline commit (DIR with bin/prooflab): wall-clock runs interleaved A/B");
   cmd->add_option("--json", o->json_out, "write the table as JSON to this file");
-  cmd->add_flag("--update", o->update, "rewrite the measured figures in the baseline (needs --reason)");
-  cmd->add_option("--reason", o->reason, "why the baseline changes (recorded with commit and date)");
-  cmd->add_option("--jobs", o->jobs, "callgrind runs at once")->capture_default_str()->check(CLI::Range(1u, 64u));
-  cmd->add_option("--python", o->python, "interpreter with prooflab_analysis (default: .venv/bin/python)");
-  cmd->add_flag("--keep-temp", o->keep_temp, "keep the scratch directory (callgrind outputs, run directories)");
+  cmd->add_flag("--update", o->update,
+                "rewrite the measured figures in the baseline (needs --reason)");
+  cmd->add_option("--reason", o->reason,
+                  "why the baseline changes (recorded with commit and date)");
+  cmd->add_option("--jobs", o->jobs, "callgrind runs at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 64u));
+  cmd->add_option("--python", o->python,
+                  "interpreter with prooflab_analysis (default: .venv/bin/python)");
+  cmd->add_flag("--keep-temp", o->keep_temp,
+                "keep the scratch directory (callgrind outputs, run directories)");
   cmd->add_flag("--verbose", o->verbose, "print every command run");
   cmd->callback([o] {
     int status = 2;

@@ -27,7 +27,8 @@ T get(const json& j, const char* key, const std::string& where, const T& fallbac
   try {
     return j.at(key).get<T>();
   } catch (const json::exception& e) {
-    bad(where, std::string("key '") + key + "' has the wrong type (" + j.at(key).dump() + "): " + e.what());
+    bad(where, std::string("key '") + key + "' has the wrong type (" + j.at(key).dump() +
+                   "): " + e.what());
   }
 }
 
@@ -55,15 +56,20 @@ Metric metric_from_json(const json& j, const std::string& where_file) {
     bad(where, "direction '" + direction + "' is not lower_is_better | higher_is_better");
   m.higher_is_better = direction == "higher_is_better";
   m.tolerance = get<double>(j, "tolerance", where, 0, true);
-  if (!(m.tolerance > 0 && m.tolerance < 1)) bad(where, "tolerance " + std::to_string(m.tolerance) + " is not in (0, 1)");
+  if (!(m.tolerance > 0 && m.tolerance < 1))
+    bad(where, "tolerance " + std::to_string(m.tolerance) + " is not in (0, 1)");
   m.tolerance_interleaved = get<double>(j, "tolerance_interleaved", where, m.tolerance, false);
   if (!(m.tolerance_interleaved > 0 && m.tolerance_interleaved < 1))
-    bad(where, "tolerance_interleaved " + std::to_string(m.tolerance_interleaved) + " is not in (0, 1)");
+    bad(where,
+        "tolerance_interleaved " + std::to_string(m.tolerance_interleaved) + " is not in (0, 1)");
   m.statistic = get<std::string>(j, "statistic", where, "median", false);
-  if (m.statistic != "mean" && m.statistic != "median") bad(where, "statistic '" + m.statistic + "' is not mean | median");
+  if (m.statistic != "mean" && m.statistic != "median")
+    bad(where, "statistic '" + m.statistic + "' is not mean | median");
   m.device = get<std::string>(j, "device", where, "", false);
-  if (!m.device.empty() && m.device != "cuda") bad(where, "device '" + m.device + "' is not empty or cuda");
-  m.workload = get<std::string>(j, "workload", where, "", m.source == "callgrind" || m.source == "workload");
+  if (!m.device.empty() && m.device != "cuda")
+    bad(where, "device '" + m.device + "' is not empty or cuda");
+  m.workload =
+      get<std::string>(j, "workload", where, "", m.source == "callgrind" || m.source == "workload");
   if (!m.workload.empty()) {
     try {
       workload_spec(m.workload);
@@ -80,19 +86,24 @@ Metric metric_from_json(const json& j, const std::string& where_file) {
   m.repeat_per_process = get<unsigned>(j, "repeat_per_process", where, 1, false);
   m.command = get<std::vector<std::string>>(j, "command", where, {}, m.source == "command");
   m.benchmark = get<std::string>(j, "benchmark", where, "", m.source == "gbench");
-  m.key = get<std::string>(j, "key", where, "", m.source == "run" || (m.source == "command" && m.benchmark.empty()));
+  m.key = get<std::string>(j, "key", where, "",
+                           m.source == "run" || (m.source == "command" && m.benchmark.empty()));
   m.program = get<std::string>(j, "program", where, "prooflab", false);
   if (m.program.empty() || m.program.front() == '/' || m.program.find("..") != std::string::npos)
-    bad(where, "program '" + m.program + "' is not prooflab or a relative path in the build directory");
+    bad(where,
+        "program '" + m.program + "' is not prooflab or a relative path in the build directory");
   m.result_dir = get<std::string>(j, "result_dir", where, "{out}/{run_id}", false);
-  m.field = get<std::string>(j, "field", where, m.source == "workload" ? "kernel_cpu_seconds" : "cpu_time", false);
+  m.field = get<std::string>(j, "field", where,
+                             m.source == "workload" ? "kernel_cpu_seconds" : "cpu_time", false);
   if (m.source == "workload" && m.field != "kernel_cpu_seconds" && m.field != "kernel_seconds")
-    bad(where, "field '" + m.field + "' of a workload metric is not kernel_cpu_seconds | kernel_seconds");
+    bad(where,
+        "field '" + m.field + "' of a workload metric is not kernel_cpu_seconds | kernel_seconds");
   m.cell = get<std::string>(j, "cell", where, "", false);
   m.variant = get<std::string>(j, "variant", where, "", false);
   if (m.kind == "deterministic" && m.source != "callgrind")
     bad(where, "only callgrind counts are deterministic; source '" + m.source + "' is wallclock");
-  if (j.contains("value") && !j.at("value").is_null()) m.value = get<double>(j, "value", where, 0, true);
+  if (j.contains("value") && !j.at("value").is_null())
+    m.value = get<double>(j, "value", where, 0, true);
   m.values = get<std::vector<double>>(j, "values", where, {}, false);
   m.result_hash = get<std::string>(j, "result_hash", where, "", false);
   m.commit = get<std::string>(j, "commit", where, "", false);
@@ -101,12 +112,13 @@ Metric metric_from_json(const json& j, const std::string& where_file) {
 }
 
 nlohmann::ordered_json metric_to_json(const Metric& m) {
-  nlohmann::ordered_json j = {{"metric", m.name},
-            {"kind", m.kind},
-            {"source", m.source},
-            {"unit", m.unit},
-            {"direction", m.higher_is_better ? "higher_is_better" : "lower_is_better"},
-            {"tolerance", m.tolerance}};
+  nlohmann::ordered_json j = {
+      {"metric", m.name},
+      {"kind", m.kind},
+      {"source", m.source},
+      {"unit", m.unit},
+      {"direction", m.higher_is_better ? "higher_is_better" : "lower_is_better"},
+      {"tolerance", m.tolerance}};
   if (m.kind == "wallclock") {
     j["tolerance_interleaved"] = m.tolerance_interleaved;
     j["statistic"] = m.statistic;
@@ -152,7 +164,8 @@ Baseline load_baseline(const std::filesystem::path& path) {
     bad(where, std::string("format is not '") + kBaselineFormat + "'");
   const int version = get<int>(j, "version", where, 0, true);
   if (version != kBaselineVersion)
-    bad(where, "version " + std::to_string(version) + " is not " + std::to_string(kBaselineVersion));
+    bad(where,
+        "version " + std::to_string(version) + " is not " + std::to_string(kBaselineVersion));
   Baseline b;
   b.description = get<std::string>(j, "description", where, "", false);
   b.updated = get<json>(j, "updated", where, json::object(), false);
@@ -229,8 +242,10 @@ std::vector<Metric> default_cpu_metrics() {
   // machine the wall-clock figure moves by tens of per cent with the load of others
   // (docs/regress.md), so against stored figures only a gross slowdown counts; the CPU time
   // is steadier.
-  const std::vector<std::string> smoke = {"matrix", "{source_dir}/experiments/ci-smoke.toml", "--reps", "2",
-                                          "--out", "{out}/{run_id}", "--param-dir", "{param_dir}"};
+  const std::vector<std::string> smoke = {"matrix",      "{source_dir}/experiments/ci-smoke.toml",
+                                          "--reps",      "2",
+                                          "--out",       "{out}/{run_id}",
+                                          "--param-dir", "{param_dir}"};
   {
     Metric m;
     m.name = "ci-smoke.s_per_proof";

@@ -22,21 +22,21 @@ inline constexpr int kBaselineVersion = 1;
 //   gbench      a Google Benchmark JSON given on the command line
 //   run         run directories / experiment directories given on the command line
 struct Metric {
-  std::string name;                    // "instructions.fp_mul", "ci-smoke.s_per_proof"
-  std::string kind;                    // deterministic | wallclock
-  std::string source;                  // callgrind | workload | command | gbench | run
-  std::string unit;                    // instructions, s, ns, proofs/min, ...
+  std::string name;    // "instructions.fp_mul", "ci-smoke.s_per_proof"
+  std::string kind;    // deterministic | wallclock
+  std::string source;  // callgrind | workload | command | gbench | run
+  std::string unit;    // instructions, s, ns, proofs/min, ...
   bool higher_is_better = false;
-  double tolerance = 0.01;             // relative; against the stored figures
-  double tolerance_interleaved = 0.03; // relative; wall-clock against a baseline build
-  std::string statistic = "median";    // wall-clock: mean | median
-  std::string device;                  // "" (CPU) or "cuda": checked only where a GPU is
+  double tolerance = 0.01;              // relative; against the stored figures
+  double tolerance_interleaved = 0.03;  // relative; wall-clock against a baseline build
+  std::string statistic = "median";     // wall-clock: mean | median
+  std::string device;                   // "" (CPU) or "cuda": checked only where a GPU is
   // callgrind, workload
   std::string workload;
   std::uint64_t n = 0;
   // workload, command: samples per arm and discarded warm-up runs per arm
   unsigned repetitions = 0, warmup = 0;
-  unsigned repeat_per_process = 0;     // workload: kernel runs per process (median taken)
+  unsigned repeat_per_process = 0;  // workload: kernel runs per process (median taken)
   // command: argv after the executable, run once per repetition and arm; {out} (a fresh
   // directory per arm), {run_id} (per repetition), {param_dir} (per arm) and {source_dir}
   // are replaced. result_dir (same placeholders, default {out}/{run_id}) is then a run
@@ -59,16 +59,16 @@ struct Metric {
   // repetition) and `value` = their statistic.
   std::optional<double> value;
   std::vector<double> values;
-  std::string result_hash;  // callgrind: the workload's result hash when the count was taken
-  std::string commit, date; // when these figures were measured
+  std::string result_hash;   // callgrind: the workload's result hash when the count was taken
+  std::string commit, date;  // when these figures were measured
 };
 
 struct Baseline {
   std::string description;
-  nlohmann::json updated = nlohmann::json::object();  // commit, dirty, date, reason, command, by
-  nlohmann::json history = nlohmann::json::array();   // earlier `updated` blocks, newest last
-  nlohmann::json toolchain = nlohmann::json::object();// compiler, flags, libc, valgrind
-  nlohmann::json host = nlohmann::json::object();     // cpu_model, cores, mem_bytes
+  nlohmann::json updated = nlohmann::json::object();    // commit, dirty, date, reason, command, by
+  nlohmann::json history = nlohmann::json::array();     // earlier `updated` blocks, newest last
+  nlohmann::json toolchain = nlohmann::json::object();  // compiler, flags, libc, valgrind
+  nlohmann::json host = nlohmann::json::object();       // cpu_model, cores, mem_bytes
   std::vector<Metric> metrics;
 
   Metric* find(const std::string& name);

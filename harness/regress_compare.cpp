@@ -32,23 +32,24 @@ Row base_row(const Metric& m) {
 }  // namespace
 
 json row_to_json(const Row& r) {
-  return {{"metric", r.metric},
-          {"kind", r.kind},
-          {"unit", r.unit},
-          {"direction", r.higher_is_better ? "higher_is_better" : "lower_is_better"},
-          {"tolerance", r.tolerance},
-          {"method", r.method},
-          {"baseline", opt(r.baseline)},
-          {"now", opt(r.now)},
-          {"change", opt(r.change)},
-          {"interval", r.ci_low && r.ci_high ? json::array({*r.ci_low, *r.ci_high}) : json(nullptr)},
-          {"p_value", opt(r.p_value)},
-          {"n_baseline", r.n_baseline},
-          {"n_now", r.n_now},
-          {"samples", {{"baseline", r.baseline_samples}, {"now", r.now_samples}}},
-          {"verdict", r.verdict},
-          {"detail", r.detail},
-          {"note", r.note}};
+  return {
+      {"metric", r.metric},
+      {"kind", r.kind},
+      {"unit", r.unit},
+      {"direction", r.higher_is_better ? "higher_is_better" : "lower_is_better"},
+      {"tolerance", r.tolerance},
+      {"method", r.method},
+      {"baseline", opt(r.baseline)},
+      {"now", opt(r.now)},
+      {"change", opt(r.change)},
+      {"interval", r.ci_low && r.ci_high ? json::array({*r.ci_low, *r.ci_high}) : json(nullptr)},
+      {"p_value", opt(r.p_value)},
+      {"n_baseline", r.n_baseline},
+      {"n_now", r.n_now},
+      {"samples", {{"baseline", r.baseline_samples}, {"now", r.now_samples}}},
+      {"verdict", r.verdict},
+      {"detail", r.detail},
+      {"note", r.note}};
 }
 
 Row row_without_comparison(const Metric& m, const std::string& verdict, const std::string& why) {
@@ -84,7 +85,9 @@ Row compare_count(const Metric& m, double baseline, double now, const std::strin
   } else if (-worse > m.tolerance) {
     r.verdict = kImproved;
     r.detail = "beyond tolerance";
-    r.note = "update the baseline (--update --reason ...) so that later regressions are measured from here";
+    r.note =
+        "update the baseline (--update --reason ...) so that later regressions are measured from "
+        "here";
   } else {
     r.verdict = kPass;
     r.detail = "within tolerance";
@@ -92,8 +95,9 @@ Row compare_count(const Metric& m, double baseline, double now, const std::strin
   return r;
 }
 
-std::vector<Row> compare_samples(const std::vector<StatRequest>& requests, const std::string& python,
-                                 const std::string& analysis_dir, const std::string& tmp_dir) {
+std::vector<Row> compare_samples(const std::vector<StatRequest>& requests,
+                                 const std::string& python, const std::string& analysis_dir,
+                                 const std::string& tmp_dir) {
   if (requests.empty()) return {};
   json req = {{"comparisons", json::array()}};
   for (const auto& q : requests)
@@ -120,10 +124,11 @@ std::vector<Row> compare_samples(const std::vector<StatRequest>& requests, const
   spec.set_env["PYTHONPATH"] = analysis_dir + (old && *old ? ":" + std::string(old) : "");
   const int rc = run_child(spec);
   if (rc != 0)
-    throw std::runtime_error("the wall-clock statistics (" + python +
-                             " -m prooflab_analysis.regress_stats) exited with status " + std::to_string(rc) +
-                             "; stderr ends:\n" + tail_of_file(err_path) +
-                             "(set PROOFLAB_PYTHON to an interpreter with prooflab_analysis, or run make deps)");
+    throw std::runtime_error(
+        "the wall-clock statistics (" + python +
+        " -m prooflab_analysis.regress_stats) exited with status " + std::to_string(rc) +
+        "; stderr ends:\n" + tail_of_file(err_path) +
+        "(set PROOFLAB_PYTHON to an interpreter with prooflab_analysis, or run make deps)");
   const auto resp = json::parse(read_text_file(out_path));
   const auto& results = resp.at("results");
   if (results.size() != requests.size())
@@ -147,7 +152,8 @@ std::vector<Row> compare_samples(const std::vector<StatRequest>& requests, const
     r.baseline_samples = q.baseline;
     r.now_samples = q.now;
     r.detail = c.value("verdict", "");
-    std::string note = c.contains("note") && c["note"].is_string() ? c["note"].get<std::string>() : "";
+    std::string note =
+        c.contains("note") && c["note"].is_string() ? c["note"].get<std::string>() : "";
     if (r.detail == "regressed") {
       r.verdict = kRegression;
     } else if (r.detail == "improved") {
@@ -157,9 +163,9 @@ std::vector<Row> compare_samples(const std::vector<StatRequest>& requests, const
     } else {
       r.verdict = kInconclusive;
       if (const auto need = num(c, "reps_needed"))
-        note += std::string(note.empty() ? "" : "; ") + "~" + std::to_string(static_cast<long>(*need)) +
-                " runs per arm would resolve a " + std::to_string(static_cast<int>(std::lround(q.min_effect * 100))) +
-                " % change";
+        note += std::string(note.empty() ? "" : "; ") + "~" +
+                std::to_string(static_cast<long>(*need)) + " runs per arm would resolve a " +
+                std::to_string(static_cast<int>(std::lround(q.min_effect * 100))) + " % change";
     }
     if (!q.note.empty()) note = q.note + (note.empty() ? "" : "; " + note);
     r.note = note;

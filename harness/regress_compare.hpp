@@ -37,8 +37,8 @@ struct Row {
   std::optional<double> baseline, now, change, ci_low, ci_high, p_value;
   std::size_t n_baseline = 0, n_now = 0;
   std::vector<double> baseline_samples, now_samples;  // what the statistics saw (wall-clock)
-  std::string verdict;  // one of the constants above
-  std::string detail;   // e.g. "identical", "within tolerance", abtest's verdict
+  std::string verdict;                                // one of the constants above
+  std::string detail;  // e.g. "identical", "within tolerance", abtest's verdict
   std::string note;
 };
 
@@ -59,7 +59,8 @@ struct StatRequest {
 
 // One call of the Python statistics for all wall-clock rows. python: the interpreter
 // (prooflab's .venv by default); throws with its stderr when it fails.
-std::vector<Row> compare_samples(const std::vector<StatRequest>& requests, const std::string& python,
-                                 const std::string& analysis_dir, const std::string& tmp_dir);
+std::vector<Row> compare_samples(const std::vector<StatRequest>& requests,
+                                 const std::string& python, const std::string& analysis_dir,
+                                 const std::string& tmp_dir);
 
 }  // namespace prooflab::harness

@@ -68,33 +68,35 @@ std::vector<double> workload_seconds(const fs::path& stdout_path, const std::str
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] != '{') continue;
     const auto j = json::parse(line, nullptr, false);
-    if (j.is_object() && j.contains(field) && j[field].is_number()) out.push_back(j[field].get<double>());
+    if (j.is_object() && j.contains(field) && j[field].is_number())
+      out.push_back(j[field].get<double>());
   }
   return out;
 }
 
-
-
 // One arm of a wall-clock repetition: runs it and returns its figures (one, or one per
 // matching run of an experiment).
-std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ctx, const fs::path& exe,
-                                       const std::string& arm, unsigned index) {
+std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ctx,
+                                       const fs::path& exe, const std::string& arm,
+                                       unsigned index) {
   const std::string run_id = arm + "-" + std::to_string(index);
   const fs::path out_dir = ctx.tmp / ("wallclock-" + m.name) / arm;
   const fs::path param_dir = ctx.tmp / ("params-" + arm);
   fs::create_directories(out_dir);
   auto substitute = [&](const std::string& a) {
-    return replace_all(replace_all(replace_all(replace_all(a, "{out}", out_dir.string()), "{run_id}", run_id),
-                                   "{source_dir}", ctx.source_dir),
-                       "{param_dir}", param_dir.string());
+    return replace_all(
+        replace_all(replace_all(replace_all(a, "{out}", out_dir.string()), "{run_id}", run_id),
+                    "{source_dir}", ctx.source_dir),
+        "{param_dir}", param_dir.string());
   };
   ChildSpec spec;
   // `program` other than prooflab is a path in the same build directory as the arm's prooflab
   // (bin/prooflab -> <build>/bench/prooflab_gpu_bench).
-  spec.argv = {m.program == "prooflab" ? exe.string() : (exe.parent_path().parent_path() / m.program).string()};
+  spec.argv = {m.program == "prooflab" ? exe.string()
+                                       : (exe.parent_path().parent_path() / m.program).string()};
   if (m.source == "workload") {
-    spec.argv.insert(spec.argv.end(), {"workload", m.workload, "--n", std::to_string(m.n), "--repeat",
-                                       std::to_string(m.repeat_per_process), "--json"});
+    spec.argv.insert(spec.argv.end(), {"workload", m.workload, "--n", std::to_string(m.n),
+                                       "--repeat", std::to_string(m.repeat_per_process), "--json"});
   } else {
     for (const auto& a : m.command) spec.argv.push_back(substitute(a));
   }
@@ -117,7 +119,8 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
   if (m.source == "workload") {
     const auto secs = workload_seconds(spec.stdout_path, m.field);
     if (secs.empty())
-      throw std::runtime_error("metric '" + m.name + "': no " + m.field + " in " + spec.stdout_path.string());
+      throw std::runtime_error("metric '" + m.name + "': no " + m.field + " in " +
+                               spec.stdout_path.string());
     return {median_of(secs)};
   }
   // The CPU time the command used (all its threads): unlike its wall time, not inflated by
@@ -132,7 +135,8 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
   if (!m.benchmark.empty()) {
     const auto it = in.gbench.find(m.benchmark);
     if (it == in.gbench.end())
-      throw std::runtime_error("metric '" + m.name + "': " + result.string() + " has no benchmark '" + m.benchmark + "'");
+      throw std::runtime_error("metric '" + m.name + "': " + result.string() +
+                               " has no benchmark '" + m.benchmark + "'");
     return {median_of(bench_samples(it->second, m.field, "metric '" + m.name + "'"))};
   }
   std::vector<double> out;
@@ -146,7 +150,8 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
     out.push_back(*v);
   }
   if (out.empty())
-    throw std::runtime_error("metric '" + m.name + "': " + result.string() + " holds no complete run" +
+    throw std::runtime_error("metric '" + m.name + "': " + result.string() +
+                             " holds no complete run" +
                              (m.cell.empty() ? "" : " of cell '" + m.cell + "'") +
                              (m.variant.empty() ? "" : " and variant '" + m.variant + "'"));
   return {median_of(out)};
@@ -159,9 +164,12 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cur += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        cur += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cur += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -198,12 +206,14 @@ double time_to_ns(double v, const std::string& unit, const std::string& where) {
 std::string benchmark_key(const json& b) {
   // prooflab_gpu_bench: one entry per case, its samples in samples_ms; the key names the case.
   if (b.contains("samples_ms"))
-    return b.value("name", "") + "/" + std::to_string(b.value("log_n", 0)) + "/" + b.value("variant", "");
+    return b.value("name", "") + "/" + std::to_string(b.value("log_n", 0)) + "/" +
+           b.value("variant", "");
   // Google Benchmark: one entry per repetition, all with the same run_name.
   return b.value("run_name", b.value("name", ""));
 }
 
-std::vector<double> bench_samples(const std::vector<json>& entries, const std::string& field, const std::string& where) {
+std::vector<double> bench_samples(const std::vector<json>& entries, const std::string& field,
+                                  const std::string& where) {
   std::vector<double> out;
   for (const auto& b : entries) {
     if (!b.contains(field)) throw std::runtime_error(where + " has no '" + field + "'");
@@ -227,7 +237,8 @@ std::optional<double> summary_value(const json& summary, const std::string& dott
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = dotted_key.find('.', start);
-    const std::string part = dotted_key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const std::string part =
+        dotted_key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (!cur->is_object() || !cur->contains(part)) return std::nullopt;
     cur = &(*cur)[part];
     if (dot == std::string::npos) break;
@@ -250,7 +261,8 @@ std::string valgrind_version() {
                              " -- instruction counts need valgrind (Debian package 'valgrind', "
                              "listed in .ci/install-deps)");
   }
-  if (rc != 0) throw std::runtime_error("valgrind --version exited with status " + std::to_string(rc));
+  if (rc != 0)
+    throw std::runtime_error("valgrind --version exited with status " + std::to_string(rc));
   auto v = read_text_file(spec.stdout_path);
   while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
   return v;
@@ -275,8 +287,11 @@ std::map<std::string, Measurement> measure_instructions(const std::vector<const 
       // --instr-atstart=no: nothing is counted until the workload's
       // CALLGRIND_START_INSTRUMENTATION, so start-up, input generation, setup and the result
       // check stay out of the count.
-      j.args = {"valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + j.out_file.string(),
-                j.exe.string(), "workload", m->workload, "--n", std::to_string(m->n), "--json"};
+      j.args = {"valgrind",           "--tool=callgrind",
+                "--instr-atstart=no", "--callgrind-out-file=" + j.out_file.string(),
+                j.exe.string(),       "workload",
+                m->workload,          "--n",
+                std::to_string(m->n), "--json"};
       jobs.push_back(std::move(j));
     }
   }
@@ -288,7 +303,8 @@ std::map<std::string, Measurement> measure_instructions(const std::vector<const 
       auto& j = jobs[next];
       ChildSpec spec{j.args, j.stdout_path, j.stderr_path, {}, {}, {}};
       if (j.arm == "baseline_build") spec.unset_env.push_back("PROOFLAB_INJECT_SLOWDOWN");
-      if (ctx.verbose) std::fprintf(stderr, "regress: callgrind %s (%s)\n", j.metric.c_str(), j.arm.c_str());
+      if (ctx.verbose)
+        std::fprintf(stderr, "regress: callgrind %s (%s)\n", j.metric.c_str(), j.arm.c_str());
       j.pid = spawn_child(spec);
       active.push_back(next);
       ++next;
@@ -301,10 +317,13 @@ std::map<std::string, Measurement> measure_instructions(const std::vector<const 
     const int rc = wait_child(j.pid);
     --running;
     ++done;
-    if (rc != 0)
+    if (rc != 0) {
+      for (const std::size_t other : active)
+        wait_child(jobs[other].pid);  // leave no valgrind behind
       throw std::runtime_error("metric '" + j.metric + "': valgrind/workload exited with status " +
                                std::to_string(rc) + " (" + j.exe.string() + "); stderr ends:\n" +
                                tail_of_file(j.stderr_path));
+    }
     auto& m = out[j.metric];
     const double count = callgrind_total(j.out_file);
     if (j.arm == "now") {
@@ -325,15 +344,18 @@ std::map<std::string, Measurement> measure_instructions(const std::vector<const 
 
 Measurement measure_wallclock(const Metric& m, const MeasureContext& ctx) {
   Measurement r;
-  const bool interleave = !ctx.against_exe.empty() && (m.source != "workload" || ctx.against_has_workload);
+  const bool interleave =
+      !ctx.against_exe.empty() && (m.source != "workload" || ctx.against_has_workload);
   const unsigned total = m.warmup + m.repetitions;
   for (unsigned i = 0; i < total; ++i) {
     // A B, B A, A B, ...: each arm goes first half of the time.
     std::vector<std::string> order = {"now"};
-    if (interleave) order = (i % 2 == 0) ? std::vector<std::string>{"baseline_build", "now"}
-                                         : std::vector<std::string>{"now", "baseline_build"};
+    if (interleave)
+      order = (i % 2 == 0) ? std::vector<std::string>{"baseline_build", "now"}
+                           : std::vector<std::string>{"now", "baseline_build"};
     for (const auto& arm : order) {
-      const auto v = run_wallclock_once(m, ctx, arm == "now" ? ctx.self_exe : ctx.against_exe, arm, i);
+      const auto v =
+          run_wallclock_once(m, ctx, arm == "now" ? ctx.self_exe : ctx.against_exe, arm, i);
       if (i < m.warmup) continue;
       auto& dest = arm == "now" ? r.now : r.baseline_build;
       dest.insert(dest.end(), v.begin(), v.end());
@@ -344,13 +366,15 @@ Measurement measure_wallclock(const Metric& m, const MeasureContext& ctx) {
   }
   r.measured = true;
   const std::string what = m.source == "workload"
-                               ? m.field + ", median of " + std::to_string(m.repeat_per_process) + " kernel runs per process"
+                               ? m.field + ", median of " + std::to_string(m.repeat_per_process) +
+                                     " kernel runs per process"
                            : m.key == "rusage.cpu_s" ? "CPU time per invocation"
                            : !m.benchmark.empty()    ? m.field + ", median per invocation"
-                                                     : "summary " + m.key + ", median per invocation";
-  const std::string samples = std::to_string(r.now.size()) + (interleave ? "+" + std::to_string(r.baseline_build.size()) : "") +
-                              " samples from " + std::to_string(m.repetitions) + (interleave ? "+" + std::to_string(m.repetitions) : "") +
-                              " runs";
+                                                  : "summary " + m.key + ", median per invocation";
+  const std::string samples = std::to_string(r.now.size()) +
+                              (interleave ? "+" + std::to_string(r.baseline_build.size()) : "") +
+                              " samples from " + std::to_string(m.repetitions) +
+                              (interleave ? "+" + std::to_string(m.repetitions) : "") + " runs";
   if (interleave)
     r.method = "interleaved A/B vs baseline build, " + samples + " (" + what + ")";
   else
@@ -375,7 +399,8 @@ Inputs read_inputs(const std::vector<std::string>& paths) {
           throw std::runtime_error((path / "index.csv").string() + ": no column '" + name + "'");
         return static_cast<std::size_t>(it - header.begin());
       };
-      const auto c_cell = col("cell"), c_variant = col("variant"), c_dir = col("run_dir"), c_status = col("status");
+      const auto c_cell = col("cell"), c_variant = col("variant"), c_dir = col("run_dir"),
+                 c_status = col("status");
       int line_no = 1;
       for (std::string line; std::getline(csv, line);) {
         ++line_no;
@@ -392,7 +417,9 @@ Inputs read_inputs(const std::vector<std::string>& paths) {
       in.run_sources.push_back(p);
     } else if (fs::is_directory(path)) {
       if (!fs::exists(path / "summary.json"))
-        throw std::runtime_error(p + ": a directory without summary.json or index.csv (not a finished run or an experiment)");
+        throw std::runtime_error(p +
+                                 ": a directory without summary.json or index.csv (not a finished "
+                                 "run or an experiment)");
       in.runs.push_back({path, "", "", read_json_file(path / "summary.json")});
       in.run_sources.push_back(p);
     } else {
@@ -407,8 +434,10 @@ Inputs read_inputs(const std::vector<std::string>& paths) {
         in.runs.push_back({path.parent_path(), "", "", j});
         in.run_sources.push_back(p);
       } else {
-        throw std::runtime_error(p + ": neither Google Benchmark JSON (\"benchmarks\"), a summary.json, "
-                                 "a run directory nor an experiment directory (index.csv)");
+        throw std::runtime_error(
+            p +
+            ": neither Google Benchmark JSON (\"benchmarks\"), a summary.json, "
+            "a run directory nor an experiment directory (index.csv)");
       }
     }
   }

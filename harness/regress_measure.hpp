@@ -16,21 +16,21 @@ namespace prooflab::harness {
 
 struct Measurement {
   bool measured = false;
-  std::string skipped;                   // why not, when not measured
-  std::vector<double> now;               // one sample (a count) or one per repetition
-  std::vector<double> baseline_build;    // the same, from the baseline build (interleaved)
+  std::string skipped;                 // why not, when not measured
+  std::vector<double> now;             // one sample (a count) or one per repetition
+  std::vector<double> baseline_build;  // the same, from the baseline build (interleaved)
   std::string result_hash, baseline_build_result_hash;  // callgrind workloads
-  std::string method;                    // how the figures were obtained, for the table
+  std::string method;  // how the figures were obtained, for the table
   std::string note;
 };
 
 struct MeasureContext {
-  std::filesystem::path self_exe;        // this `prooflab`
-  std::filesystem::path against_exe;     // the baseline build's `prooflab`, empty if none
-  bool against_has_workload = false;     // it knows `prooflab workload` (counts comparable)
-  std::filesystem::path tmp;             // scratch directory for outputs
-  std::string source_dir;                // {source_dir} in commands
-  unsigned jobs = 2;                     // concurrent callgrind runs
+  std::filesystem::path self_exe;     // this `prooflab`
+  std::filesystem::path against_exe;  // the baseline build's `prooflab`, empty if none
+  bool against_has_workload = false;  // it knows `prooflab workload` (counts comparable)
+  std::filesystem::path tmp;          // scratch directory for outputs
+  std::string source_dir;             // {source_dir} in commands
+  unsigned jobs = 2;                  // concurrent callgrind runs
   bool verbose = false;
 };
 
@@ -68,8 +68,8 @@ Measurement measurement_from_inputs(const Metric& metric, const Inputs& inputs);
 // prooflab_gpu_bench "name/log_n/variant". Samples of `field` from the entries of one key
 // (times in ns for cpu_time / real_time; every element for an array such as samples_ms).
 std::string benchmark_key(const nlohmann::json& entry);
-std::vector<double> bench_samples(const std::vector<nlohmann::json>& entries, const std::string& field,
-                                  const std::string& where);
+std::vector<double> bench_samples(const std::vector<nlohmann::json>& entries,
+                                  const std::string& field, const std::string& where);
 
 // A value of a summary.json by dotted key ("wall_s.avg"); nullopt when absent or not a number.
 std::optional<double> summary_value(const nlohmann::json& summary, const std::string& dotted_key);

@@ -66,7 +66,9 @@ int wait_child(pid_t pid, double* cpu_seconds) {
     if (errno != EINTR) throw std::runtime_error(std::string("wait4: ") + std::strerror(errno));
   }
   if (cpu_seconds) {
-    auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+    auto secs = [](const timeval& t) {
+      return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+    };
     *cpu_seconds = secs(ru.ru_utime) + secs(ru.ru_stime);
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -74,7 +76,9 @@ int wait_child(pid_t pid, double* cpu_seconds) {
   return 255;
 }
 
-int run_child(const ChildSpec& spec, double* cpu_seconds) { return wait_child(spawn_child(spec), cpu_seconds); }
+int run_child(const ChildSpec& spec, double* cpu_seconds) {
+  return wait_child(spawn_child(spec), cpu_seconds);
+}
 
 std::string read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

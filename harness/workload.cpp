@@ -102,7 +102,8 @@ class CountedRegion {
   void stop() {
     CALLGRIND_STOP_INSTRUMENTATION;
     r_.kernel_cpu_seconds = thread_cpu_seconds() - cpu0_;
-    r_.kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    r_.kernel_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   }
 
  private:
@@ -264,8 +265,8 @@ std::span<const WorkloadSpec> workload_specs() { return kSpecs; }
 const WorkloadSpec& workload_spec(std::string_view name) {
   for (const auto& w : kSpecs)
     if (w.name == name) return w;
-  throw std::invalid_argument("unknown workload '" + std::string(name) + "' (accepted: " +
-                              accepted_names() + ")");
+  throw std::invalid_argument("unknown workload '" + std::string(name) +
+                              "' (accepted: " + accepted_names() + ")");
 }
 
 double injected_slowdown_percent(std::string_view workload) {
@@ -279,7 +280,8 @@ double injected_slowdown_percent(std::string_view workload) {
     const std::string item = value.substr(start, end - start);
     const std::size_t colon = item.rfind(':');
     char* parse_end = nullptr;
-    const double p = colon == std::string::npos ? -1 : std::strtod(item.c_str() + colon + 1, &parse_end);
+    const double p =
+        colon == std::string::npos ? -1 : std::strtod(item.c_str() + colon + 1, &parse_end);
     if (colon == std::string::npos || parse_end == item.c_str() + colon + 1 || *parse_end != '\0' ||
         !(p >= 0 && p <= 1000))
       throw std::invalid_argument("PROOFLAB_INJECT_SLOWDOWN='" + value + "': item '" + item +
@@ -306,13 +308,17 @@ WorkloadResult run_workload(std::string_view name, std::uint64_t n) {
     // The extra work is more additions of the same chain: exactly `percent` more of the kernel.
     kernel_g1_add(r, static_cast<std::uint64_t>(static_cast<double>(r.n) * fraction + 0.5));
   } else {
-    if ((name == "msm_g1_2^12" && (r.n < 1 || r.n > 22)) || (name == "ntt_2^14" && (r.n < 1 || r.n > 24)))
+    if ((name == "msm_g1_2^12" && (r.n < 1 || r.n > 22)) ||
+        (name == "ntt_2^14" && (r.n < 1 || r.n > 24)))
       throw std::invalid_argument("workload " + r.name + ": n = " + std::to_string(r.n) +
                                   " is log2 of the size, accepted 1..22 (msm) / 1..24 (ntt)");
     r.inject_fp_muls = static_cast<std::uint64_t>(fp_mul_equivalents(name, r.n) * fraction + 0.5);
-    if (name == "msm_g1_2^12") kernel_msm_g1(r);
-    else if (name == "ntt_2^14") kernel_ntt(r);
-    else kernel_prove(r);
+    if (name == "msm_g1_2^12")
+      kernel_msm_g1(r);
+    else if (name == "ntt_2^14")
+      kernel_ntt(r);
+    else
+      kernel_prove(r);
   }
   return r;
 }
@@ -393,10 +399,13 @@ void add_workload_command(CLI::App& app) {
     const auto tc = this_toolchain();
     if (*list || name->empty()) {
       if (*json) {
-        nlohmann::json out = {{"toolchain", {{"compiler", tc.compiler}, {"flags", tc.flags}, {"libc", tc.libc}}},
-                              {"workloads", nlohmann::json::array()}};
+        nlohmann::json out = {
+            {"toolchain", {{"compiler", tc.compiler}, {"flags", tc.flags}, {"libc", tc.libc}}},
+            {"workloads", nlohmann::json::array()}};
         for (const auto& w : workload_specs())
-          out["workloads"].push_back({{"name", w.name}, {"what", w.what}, {"default_n", w.default_n},
+          out["workloads"].push_back({{"name", w.name},
+                                      {"what", w.what},
+                                      {"default_n", w.default_n},
                                       {"n_means", w.n_means}});
         std::cout << out.dump() << "\n";
         return;
@@ -422,12 +431,13 @@ void add_workload_command(CLI::App& app) {
                          .dump()
                   << std::endl;
       } else {
-        std::printf("workload %s n=%llu result=%s kernel %.6f s (thread CPU %.6f s)%s\n",
-                    r.name.c_str(), static_cast<unsigned long long>(r.n), r.result_hash.c_str(),
-                    r.kernel_seconds, r.kernel_cpu_seconds,
-                    r.inject_percent > 0
-                        ? (" (injected slowdown " + std::to_string(r.inject_percent) + " %)").c_str()
-                        : "");
+        std::printf(
+            "workload %s n=%llu result=%s kernel %.6f s (thread CPU %.6f s)%s\n", r.name.c_str(),
+            static_cast<unsigned long long>(r.n), r.result_hash.c_str(), r.kernel_seconds,
+            r.kernel_cpu_seconds,
+            r.inject_percent > 0
+                ? (" (injected slowdown " + std::to_string(r.inject_percent) + " %)").c_str()
+                : "");
         std::fflush(stdout);
       }
     }

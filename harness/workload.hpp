@@ -18,9 +18,9 @@ namespace prooflab::harness {
 
 struct WorkloadSpec {
   std::string_view name;
-  std::string_view what;      // one line: the kernel and its input
-  std::uint64_t default_n;    // the size parameter (operations, or log2 of a size)
-  std::string_view n_means;   // what n counts
+  std::string_view what;     // one line: the kernel and its input
+  std::uint64_t default_n;   // the size parameter (operations, or log2 of a size)
+  std::string_view n_means;  // what n counts
 };
 
 // fp_mul, g1_add, msm_g1_2^12, ntt_2^14, prove_tiny.
@@ -33,7 +33,7 @@ struct WorkloadResult {
   double inject_percent = 0;  // from PROOFLAB_INJECT_SLOWDOWN, 0 when not injected
   std::uint64_t inject_fp_muls = 0;
   std::string result_hash;    // FNV-1a of the kernel's output: the same inputs give the same hash
-  double kernel_seconds = 0;      // wall time of the counted region (native runs only mean much)
+  double kernel_seconds = 0;  // wall time of the counted region (native runs only mean much)
   double kernel_cpu_seconds = 0;  // the same region's thread CPU time
 };
 
