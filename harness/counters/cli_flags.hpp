@@ -26,8 +26,9 @@ struct CounterFlags {
     auto bytes = [](const char* flag, const std::string& text) {
       try {
         return engine::parse_bytes(flag, text);
-      } catch (const std::exception& e) {
-        throw CounterOptionError(e.what());
+      } catch (const std::exception&) {
+        throw CounterOptionError(std::string(flag) + ": bad value '" + text +
+                                 "' (accepted: a byte count such as 65536, 4MiB, 1GiB)");
       }
     };
     o.probe_bytes = bytes("--probe-bytes", probe_bytes);
