@@ -85,7 +85,8 @@ TEST_F(SamplerTest, WritesWellFormedRowsWithIncreasingTime) {
   while (read_counters(csv).size() < 10 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_GE(read_counters(csv).size(), 10u) << "nothing flushed while running";
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  while (sampler.rounds() < 6 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   sampler.stop();
   const std::int64_t end_us = (monotonic_ns() - epoch) / 1000;
 
@@ -117,12 +118,13 @@ TEST_F(SamplerTest, WritesWellFormedRowsWithIncreasingTime) {
   EXPECT_TRUE(metrics.count("proc/rss_bytes/B"));
   EXPECT_TRUE(metrics.count("proc/context_switches/1/s"));
   // Rounds stay on the 20 ms grid: a late round does not shift the later ones, so gaps
-  // vary but average one period (the last round is the one stop() takes).
+  // vary but average one period (the last round is the one stop() takes); a machine too
+  // loaded to wake the thread in time skips rounds rather than bursting.
   std::vector<std::int64_t> t(rounds.begin(), rounds.end());
   const double mean_gap =
       static_cast<double>(t[t.size() - 2] - t[0]) / static_cast<double>(t.size() - 2);
   EXPECT_GT(mean_gap, 18'000);
-  EXPECT_LT(mean_gap, 40'000);
+  EXPECT_LT(mean_gap, 100'000);
 }
 
 TEST_F(SamplerTest, StatusNamesEverySource) {
