@@ -59,13 +59,13 @@ constexpr std::array<WorkloadSpec, 5> kSpecs{{
      kProveTinyConstraints, "target constraints"},
 }};
 
-// Approximate cost of each workload at its default size in Fp multiplications (from
-// callgrind: instructions of the workload / instructions per fp_mul iteration), used only to
-// size an injected slowdown for the workloads that are not a loop of one operation.
+// Approximate cost of each workload at its default size in Fp multiplications (callgrind:
+// instructions of the workload / ~532 per injected multiplication, at commit 19e5710), used
+// only to size an injected slowdown for the workloads that are not a loop of one operation.
 double fp_mul_equivalents(std::string_view name, std::uint64_t n) {
-  if (name == "msm_g1_2^12") return 7.9e5 * static_cast<double>(std::uint64_t{1} << n) / 4096.0;
-  if (name == "ntt_2^14") return 8.9e4 * static_cast<double>(std::uint64_t{1} << n) / 16384.0;
-  if (name == "prove_tiny") return 8.4e5 * static_cast<double>(n) / kProveTinyConstraints;
+  if (name == "msm_g1_2^12") return 7.8e5 * static_cast<double>(std::uint64_t{1} << n) / 4096.0;
+  if (name == "ntt_2^14") return 8.85e4 * static_cast<double>(std::uint64_t{1} << n) / 16384.0;
+  if (name == "prove_tiny") return 7.85e5 * static_cast<double>(n) / kProveTinyConstraints;
   return 0;
 }
 
