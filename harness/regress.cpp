@@ -363,6 +363,9 @@ int run_regress(const Options& o) {
         "incomparable%s\n",
         tc_diff.c_str(),
         ctx.against_has_workload ? " (the baseline build's counts are used instead)" : "");
+  if (measure.count("wallclock") && ctx.against_exe.empty() && !host_diff.empty())
+    std::printf("regress: HOST DIFFERS from the baseline's (%s): stored timings are incomparable\n",
+                host_diff.c_str());
 
   std::map<std::string, Measurement> measured;  // for --update
   std::vector<StatRequest> stat_requests;
