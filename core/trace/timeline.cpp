@@ -81,7 +81,7 @@ std::int64_t TimelineRecorder::record(Event e, int job, int partition, int worke
   r.worker = worker;
   r.device = device;
   const std::size_t n = std::min(detail.size(), r.detail.size() - 1);
-  std::memcpy(r.detail.data(), detail.data(), n);
+  if (n) std::memcpy(r.detail.data(), detail.data(), n);  // an empty view may hold nullptr
   r.detail[n] = '\0';
   ring.head.store(head + 1, std::memory_order_release);
   recorded_.fetch_add(1, std::memory_order_relaxed);
