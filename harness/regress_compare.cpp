@@ -48,6 +48,7 @@ json row_to_json(const Row& r) {
       {"n_now", r.n_now},
       {"samples", {{"baseline", r.baseline_samples}, {"now", r.now_samples}}},
       {"verdict", r.verdict},
+      {"confirmation", r.confirmation},
       {"detail", r.detail},
       {"note", r.note}};
 }

@@ -37,8 +37,9 @@ struct Row {
   std::optional<double> baseline, now, change, ci_low, ci_high, p_value;
   std::size_t n_baseline = 0, n_now = 0;
   std::vector<double> baseline_samples, now_samples;  // what the statistics saw (wall-clock)
-  std::string verdict;                                // one of the constants above
-  std::string detail;  // e.g. "identical", "within tolerance", abtest's verdict
+  nlohmann::json confirmation;  // the second measurement of a timed regression, or null
+  std::string verdict;          // one of the constants above
+  std::string detail;           // e.g. "identical", "within tolerance", abtest's verdict
   std::string note;
 };
 
