@@ -201,7 +201,7 @@ TIMED_BASELINE = {
     "metrics": [{
         "metric": "cpu_seconds.prove_tiny", "kind": "wallclock", "source": "workload", "workload": "prove_tiny",
         "n": 1024, "unit": "s", "direction": "lower_is_better", "tolerance": 0.3, "tolerance_interleaved": 0.03,
-        "statistic": "median", "repetitions": 8, "warmup": 1, "repeat_per_process": 3,
+        "statistic": "median", "repetitions": 16, "warmup": 1, "repeat_per_process": 5,
         "field": "kernel_cpu_seconds", "values": [], "value": None,
     }],
 }
@@ -223,7 +223,7 @@ def test_interleaved_timing_catches_injected_5_percent(tmp_path: Path, env: dict
     proc, table = regress(["--baseline", str(base), "--measure", "wallclock", "--against-build", str(BIN)], env)
     assert proc.returncode == 0, explain(proc)
     r = row(table, "cpu_seconds.prove_tiny")
-    assert r["verdict"] != "REGRESSION" and r["n_now"] == 8 and r["n_baseline"] == 8, r
+    assert r["verdict"] != "REGRESSION" and r["n_now"] == 16 and r["n_baseline"] == 16, r
     assert table["wallclock_mode"] == "interleaved"
 
     proc, table = regress(["--baseline", str(base), "--measure", "wallclock", "--against-build", str(BIN)], env,
@@ -232,4 +232,4 @@ def test_interleaved_timing_catches_injected_5_percent(tmp_path: Path, env: dict
     r = row(table, "cpu_seconds.prove_tiny")
     assert r["verdict"] == "REGRESSION" and r["interval"][0] > 0 and r["change"] > 0.03, r
     # A timed regression is measured twice before it fails the check.
-    assert r["confirmation"]["verdict"] == "REGRESSION" and r["confirmation"]["n_now"] == 8, r
+    assert r["confirmation"]["verdict"] == "REGRESSION" and r["confirmation"]["n_now"] == 16, r
