@@ -219,18 +219,20 @@ double statistic_of(std::vector<double> v, const std::string& statistic) {
 // Metrics that inputs bring and a baseline being created or updated does not have yet.
 void add_metrics_for_inputs(Baseline& b, const Inputs& in) {
   for (const auto& [name, entries] : in.gbench) {
-    (void)entries;
-    const std::string metric = "gbench." + name + ".cpu_time";
+    // prooflab_gpu_bench entries carry their samples in samples_ms and belong to a GPU.
+    const bool gpu = !entries.empty() && entries.front().contains("samples_ms");
+    const std::string metric = gpu ? "gpu." + name : "gbench." + name + ".cpu_time";
     if (b.find(metric)) continue;
     Metric m;
     m.name = metric;
     m.kind = "wallclock";
     m.source = "gbench";
-    m.unit = "ns";
-    m.tolerance = 0.30;
-    m.tolerance_interleaved = 0.05;
+    m.unit = gpu ? "ms" : "ns";
+    m.tolerance = gpu ? 0.10 : 0.30;
+    m.tolerance_interleaved = gpu ? 0.03 : 0.05;
     m.benchmark = name;
-    m.field = "cpu_time";
+    m.field = gpu ? "samples_ms" : "cpu_time";
+    if (gpu) m.device = "cuda";
     b.metrics.push_back(m);
   }
   bool has_run_metric = false;
@@ -284,7 +286,9 @@ int run_regress(const Options& o) {
   Baseline base = exists ? load_baseline(baseline_path) : Baseline{};
   if (!exists) {
     base.description = "prooflab regress baseline (docs/regress.md)";
-    base.metrics = default_cpu_metrics();
+    // A baseline made from files alone (a GPU bench JSON from the H200) holds only their
+    // metrics; one that measures starts with the CPU metrics.
+    if (!measure.empty()) base.metrics = default_cpu_metrics();
   }
   const Inputs inputs = read_inputs(o.inputs);
   if (o.update) add_metrics_for_inputs(base, inputs);

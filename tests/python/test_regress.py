@@ -183,6 +183,41 @@ def test_google_benchmark_json(tmp_path: Path, env: dict[str, str]) -> None:
     assert r["verdict"] == "REGRESSION" and r["interval"][0] > 0, r
 
 
+def _gpu_bench(path: Path, ms: list[float]) -> Path:
+    path.write_text(json.dumps({"context": {"device": "NVIDIA H200"}, "benchmarks": [
+        {"name": "ntt", "variant": "NN plan", "log_n": 24, "median_ms": sorted(ms)[len(ms) // 2], "samples_ms": ms}]}))
+    return path
+
+
+def test_gpu_bench_json_and_gpu_gating(tmp_path: Path, env: dict[str, str]) -> None:
+    base = tmp_path / "gpu.json"
+    ms = [1.30, 1.31, 1.29, 1.32, 1.30, 1.28, 1.31]
+    proc, _ = regress(["--baseline", str(base), "--update", "--reason", "H200", str(_gpu_bench(tmp_path / "a.json", ms))], env)
+    assert proc.returncode == 0, explain(proc)
+    metrics = json.loads(base.read_text())["metrics"]
+    assert [m["metric"] for m in metrics] == ["gpu.ntt/24/NN plan"]  # files alone: no CPU metrics
+    assert metrics[0]["device"] == "cuda" and metrics[0]["field"] == "samples_ms" and metrics[0]["unit"] == "ms"
+
+    # Figures from a file are compared wherever regress runs; 20 % slower is beyond the 10 %.
+    proc, table = regress(["--baseline", str(base), str(_gpu_bench(tmp_path / "b.json", [x * 1.2 for x in ms]))], env)
+    assert proc.returncode == 1 and row(table, "gpu.ntt/24/NN plan")["verdict"] == "REGRESSION", explain(proc)
+
+    # A GPU metric that regress must measure itself is skipped, with the reason, without a GPU.
+    stored = json.loads(base.read_text())
+    stored["metrics"].append({
+        "metric": "gpu.measured", "kind": "wallclock", "source": "command", "device": "cuda",
+        "program": "bench/prooflab_gpu_bench", "command": ["--quick", "--json", "{out}/{run_id}.json"],
+        "result_dir": "{out}/{run_id}.json", "benchmark": "ntt/24/NN plan", "field": "samples_ms",
+        "unit": "ms", "direction": "lower_is_better", "tolerance": 0.1, "repetitions": 3})
+    base.write_text(json.dumps(stored))
+    devices = subprocess.run([str(BIN), "devices"], capture_output=True, text=True).stdout
+    if not devices.startswith("GPU "):
+        proc, table = regress(["--baseline", str(base), "--measure", "wallclock", "--metric", "gpu.measured"], env)
+        assert proc.returncode == 0, explain(proc)
+        r = row(table, "gpu.measured")
+        assert r["verdict"] == "skipped" and ("CUDA" in r["note"] or "cuda" in r["note"]), r
+
+
 def test_regress_stats_uses_abtest_verdicts() -> None:
     res = run_request({"comparisons": [
         {"metric": "t", "baseline": [1.0, 1.01, 0.99, 1.0, 1.02, 0.98], "current": [1.06, 1.05, 1.07, 1.05, 1.06, 1.04],
