@@ -6,6 +6,7 @@
 
 #include "harness/counters/bandwidth_probe.hpp"
 #include "harness/counters/likwid_source.hpp"
+#include "harness/counters/nvml_source.hpp"
 #include "harness/counters/perf_uncore_source.hpp"
 #include "harness/counters/proc_source.hpp"
 
@@ -34,8 +35,7 @@ std::vector<std::unique_ptr<CounterSource>> make_sources(const CounterOptions& o
       out.push_back(std::make_unique<LikwidSource>(lo));
     }
     if (name == "perf_uncore") out.push_back(std::make_unique<PerfUncoreSource>());
-    if (name == "nvml")
-      out.push_back(std::make_unique<UnavailableSource>("nvml", "no CUDA backend in this run"));
+    if (name == "nvml") out.push_back(std::make_unique<NvmlSource>());
   }
   return out;
 }
@@ -88,7 +88,8 @@ void CounterSampler::round(std::int64_t now_ns) {
     readings_.clear();
     sources_[i]->sample(now_ns, readings_);
     for (const auto& r : readings_)
-      if (csv_->append(t_us, sources_[i]->name(), r.metric, r.value, r.unit)) rows_.fetch_add(1);
+      if (csv_->append(t_us, r.source ? r.source : sources_[i]->name(), r.metric, r.value, r.unit))
+        rows_.fetch_add(1);
     const SourceStatus st = sources_[i]->status();
     if (!st.used) {
       std::lock_guard lock(status_mutex_);

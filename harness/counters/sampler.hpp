@@ -25,8 +25,7 @@
 namespace prooflab::harness::counters {
 
 // One source per name of source_names(), in that order: the real ones for the selected
-// names, UnavailableSource("switched off ...") for the others. nvml is unavailable until
-// a CUDA backend provides it ("no CUDA backend in this run").
+// names, UnavailableSource("switched off ...") for the others.
 std::vector<std::unique_ptr<CounterSource>> make_sources(const CounterOptions& opts);
 
 class CounterSampler {

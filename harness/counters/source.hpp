@@ -23,10 +23,13 @@ struct SourceStatus {
 };
 
 // One counters.csv value; metric and unit are string literals (no allocation per sample).
+// source: the `source` column when it is not the source's name() (nvml writes one source per
+// device, `nvml0`, `nvml1`, ...); it must live as long as the source.
 struct Reading {
   const char* metric;
   double value;
   const char* unit;
+  const char* source = nullptr;
 };
 
 // CLOCK_MONOTONIC in ns: the clock of the TIMELINE epoch (core/trace/timeline.hpp) and of CUPTI.

@@ -143,8 +143,8 @@ TEST_F(SamplerTest, StatusNamesEverySource) {
 }
 
 TEST_F(SamplerTest, AllSourcesOnThisMachine) {
-  // Whatever the machine: probe and proc are used, nvml is not (no CUDA backend), and
-  // likwid / perf_uncore say used or why not.
+  // Whatever the machine: probe and proc are used; likwid, perf_uncore and nvml (used on a
+  // machine with the NVIDIA driver and a GPU) say used or why not.
   CounterSampler sampler(dir_ / "counters.csv", monotonic_ns(), options("all", 50));
   std::this_thread::sleep_for(std::chrono::milliseconds(120));
   sampler.stop();
@@ -152,8 +152,7 @@ TEST_F(SamplerTest, AllSourcesOnThisMachine) {
   std::printf("%s\n", j.dump(2).c_str());
   EXPECT_EQ(j["probe"]["status"], "used");
   EXPECT_EQ(j["proc"]["status"], "used");
-  EXPECT_EQ(j["nvml"]["status"], "unavailable");
-  EXPECT_EQ(j["nvml"]["reason"], "no CUDA backend in this run");
+  EXPECT_FALSE(j["nvml"]["reason"].get<std::string>().empty());
   EXPECT_FALSE(read_counters(dir_ / "counters.csv").empty());
 }
 
