@@ -73,7 +73,7 @@ std::vector<std::string> EngineConfig::keys() {
           "seed",        "verify",      "backend",         "lock_policy",   "dealloc_policy",
           "gpu_threads", "synth_threads", "device_threads", "throttle",
           "gpu_workers_per_device",     "devices",         "vram_limit",    "host_mem_budget",
-          "record"};
+          "record",      "cupti"};
 }
 
 void EngineConfig::set(const std::string& key, const std::string& v) {
@@ -124,6 +124,8 @@ void EngineConfig::set(const std::string& key, const std::string& v) {
     host_mem_budget = parse_bytes(key, v);
   } else if (key == "record") {
     record = parse_bool(key, v);
+  } else if (key == "cupti") {
+    cupti = parse_bool(key, v);
   } else {
     std::string all;
     for (const auto& k : keys()) all += (all.empty() ? "" : ", ") + k;
@@ -156,7 +158,8 @@ nlohmann::json EngineConfig::to_json() const {
           {"devices", devices},
           {"vram_limit", vram_limit == 0 ? nlohmann::json(nullptr) : nlohmann::json(vram_limit)},
           {"host_mem_budget", host_mem_budget},
-          {"record", record}};
+          {"record", record},
+          {"cupti", cupti}};
 }
 
 }  // namespace prooflab::engine

@@ -45,6 +45,7 @@ struct EngineConfig {
   std::uint64_t vram_limit = 0;       // bytes of usable device memory; 0 = the device's own
   std::uint64_t host_mem_budget = 0;  // bytes of synthesized partitions in memory; 0 = auto
   bool record = true;                 // write the TIMELINE (off: measure its cost)
+  bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 
   // Sets one knob from text; throws ConfigError naming the key and accepted values.
   void set(const std::string& key, const std::string& value);

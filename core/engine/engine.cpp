@@ -26,6 +26,8 @@ namespace prooflab::engine {
 namespace {
 
 using trace::Event;
+using trace::Stage;
+using trace::StageRange;
 
 // Synthesis lanes: partitions synthesised concurrently (each lane's sparse products use the
 // whole synthesis pool); the host-memory budget bounds how far they run ahead of the GPU.
@@ -215,13 +217,17 @@ class Engine {
       auto& job = *jobs_.at(part.job);
       if (job.first_synth_us < 0) job.first_synth_us = t0;
     }
+    StageRange synth_range(tl_.stage_listener(), Stage::kSynthesize, {part.job, part.index});
     part.synth = groth16::synthesize(*circuit, in_.cs, synth_pool_, cfg_.throttle ? &throttle_hook_ : nullptr);
+    synth_range.end();
     const std::int64_t synth_us = tl_.now_us() - t0;
     tl_.record(Event::kSynthEnd, part.job, part.index, -1, -1, kv("synth_us", synth_us));
     part.row.synth_us = synth_us;
     tl_.record(Event::kPrepMsmStart, part.job, part.index);
     const std::int64_t p0 = tl_.now_us();
+    StageRange prep_range(tl_.stage_listener(), Stage::kPrepMsm, {part.job, part.index});
     part.plan = groth16::prep_msm(in_.pk, in_.cs, part.synth.witness);
+    prep_range.end();
     const std::int64_t p1 = tl_.record(Event::kPrepMsmEnd, part.job, part.index);
     part.row.prep_msm_us = p1 - p0;
     std::lock_guard lock(m_);
@@ -270,6 +276,7 @@ class Engine {
     auto b_g2 = groth16_pool_.submit([&, job, idx, device, worker] {
       if (b_g2_active_.fetch_add(1) == 0 && cfg_.throttle) tl_.record(Event::kThrottleOn);
       const std::int64_t t0 = tl_.record(Event::kBG2MsmStart, job, idx, worker, device);
+      StageRange range(tl_.stage_listener(), Stage::kBG2Msm, {job, idx, worker, device});
       curve::G2Jacobian r;
       try {
         r = groth16::b_g2_msm(in_.pk, part.plan, groth16_pool_);
@@ -277,6 +284,7 @@ class Engine {
         if (b_g2_active_.fetch_sub(1) == 1 && cfg_.throttle) tl_.record(Event::kThrottleOff);
         throw;
       }
+      range.end();
       const std::int64_t t1 = tl_.record(Event::kBG2MsmEnd, job, idx, worker, device);
       if (b_g2_active_.fetch_sub(1) == 1 && cfg_.throttle) tl_.record(Event::kThrottleOff);
       part.row.b_g2_msm_us = t1 - t0;
@@ -293,8 +301,11 @@ class Engine {
     std::unique_ptr<DeviceBuffers> buffers;
     std::string prestage = "empty";
     DeviceLocks& locks = device_locks(device);
+    trace::StageListener* const stages = tl_.stage_listener();
+    const trace::StageTag tag{job, idx, worker, device};
     if (cfg_.lock_policy == LockPolicy::kTwoLock) {
       const std::int64_t s0 = tl_.record(Event::kPrestageStart, job, idx, worker, device);
+      StageRange prestage_range(stages, Stage::kPrestage, tag);
       {
         std::lock_guard mem(locks.mem);
         const std::uint64_t need = be.partition_vram_bytes(domain_);
@@ -309,15 +320,18 @@ class Engine {
           }
         }
       }
+      prestage_range.end();
       const std::int64_t s1 = tl_.record(Event::kPrestageEnd, job, idx, worker, device, "prestage=" + prestage);
       part.row.prestage_us = s1 - s0;
       part.row.prestage = prestage;
     }
 
     const std::int64_t wait0 = tl_.record(Event::kLockWaitStart, job, idx, worker, device);
+    StageRange wait_range(stages, Stage::kLockWait, tag);
     std::unique_lock<std::mutex> held;
     if (cfg_.lock_policy == LockPolicy::kSingle) held = std::unique_lock(locks.gpu);
     if (cfg_.lock_policy == LockPolicy::kTwoLock) held = std::unique_lock(locks.compute);
+    wait_range.end();
     const std::int64_t g0 = tl_.record(Event::kGpuStart, job, idx, worker, device);
     part.row.lock_wait_us = g0 - wait0;
     std::int64_t substage_sum = 0;
@@ -337,6 +351,7 @@ class Engine {
           if (held.owns_lock()) held.unlock();
         }
       } guard{*this, job, idx, worker, device, g0, part.row, held};
+      StageRange gpu_range(stages, Stage::kGpuPhase, tag);  // ends before the guard's GPU_END
 
       if (!buffers) {
         if (cfg_.lock_policy == LockPolicy::kTwoLock) {
@@ -350,24 +365,33 @@ class Engine {
         buffers = be.stage(device, part.synth, "gpu_phase");
       }
       part.row.vram_peak_bytes = std::max(vram_before, be.vram_used(device));
+      // Sub-stage ranges: the backend runs ntt_h, batch_add, tail_msm in this order and
+      // reports each as it ends, so each range runs from the previous one's end to its own.
+      StageRange sub_range(stages, Stage::kNttH, tag);
       sums = be.run_gpu_phase(device, in_.pk, *buffers, part.plan, [&](const char* name, std::int64_t dur) {
+        sub_range.end();
         substage_sum += dur;
         const Event e = std::string_view(name) == "ntt_h"       ? Event::kNttH
                         : std::string_view(name) == "batch_add" ? Event::kBatchAdd
                                                                 : Event::kTailMsm;
         tl_.record(e, job, idx, worker, device, kv("dur_us", dur));
+        if (e == Event::kNttH) sub_range = StageRange(stages, Stage::kBatchAdd, tag);
+        if (e == Event::kBatchAdd) sub_range = StageRange(stages, Stage::kTailMsm, tag);
         if (e == Event::kNttH) part.row.ntt_h_us = dur;
         if (e == Event::kBatchAdd) part.row.batch_add_us = dur;
         if (e == Event::kTailMsm) part.row.tail_msm_us = dur;
       });
+      sub_range.end();
       buffers.reset();  // device memory back before the lock goes
     }
     part.row.gpu_total_us = substage_sum;
 
     const curve::G2Jacobian b = b_g2.get();
     const std::int64_t e0 = tl_.now_us();
+    StageRange epilogue_range(stages, Stage::kEpilogue, tag);
     const field::Fr r = field::Fr::random(rng), s = field::Fr::random(rng);
     const groth16::Proof proof = groth16::epilogue(in_.pk, sums, b, r, s);
+    epilogue_range.end();
     part.row.epilogue_us = tl_.now_us() - e0;
     std::lock_guard lock(m_);
     jobs_.at(job)->proofs[idx] = proof;
@@ -406,7 +430,9 @@ class Engine {
       const std::int64_t d0 = tl_.record(Event::kDeallocStart, job, idx, worker, device);
       const std::uint64_t bytes = p->host_bytes;
       trace::StageRow row = p->row;
+      StageRange range(tl_.stage_listener(), Stage::kDealloc, {job, idx, worker, device});
       p.reset();  // munmap of the partition's host buffers
+      range.end();
       const std::int64_t d1 = tl_.record(Event::kDeallocEnd, job, idx, worker, device);
       row.dealloc_us = d1 - d0;
       budget_.release(bytes);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/trace/events.hpp"
+#include "core/trace/stage_listener.hpp"
 
 namespace prooflab::trace {
 
@@ -56,6 +57,11 @@ class TimelineRecorder {
 
   std::uint64_t events_recorded() const { return recorded_.load(std::memory_order_relaxed); }
 
+  // The observer of engine stages (NVTX ranges in the CUDA build); null = none. Set it
+  // before the engine runs; it must outlive the run. Independent of enabled().
+  void set_stage_listener(StageListener* l) { stage_listener_.store(l, std::memory_order_release); }
+  StageListener* stage_listener() const { return stage_listener_.load(std::memory_order_acquire); }
+
  private:
   struct Ring;
   Ring& ring_for_this_thread();
@@ -67,6 +73,7 @@ class TimelineRecorder {
   std::mutex rings_mutex_, file_mutex_;
   std::vector<std::unique_ptr<Ring>> rings_;
   std::atomic<std::uint64_t> recorded_{0};
+  std::atomic<StageListener*> stage_listener_{nullptr};
   std::atomic<bool> stop_{false};
   std::mutex wake_mutex_;
   std::condition_variable wake_;

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
+#include <tuple>
 
 #include "core/circuits/circuit.hpp"
 #include "core/engine/cpu_backend.hpp"
@@ -103,17 +105,19 @@ class EngineTest : public ::testing::Test {
     engine::BatchResult result;
     std::vector<Row> rows;
     fs::path dir;
+    std::int64_t epoch_ns = 0;
   };
 
-  Outcome run(const engine::EngineConfig& cfg) {
+  Outcome run(const engine::EngineConfig& cfg, trace::StageListener* stages = nullptr) {
     const fs::path dir = fs::temp_directory_path() /
                          ("prooflab_engine_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
     fs::remove_all(dir);
     trace::RunDirectory run_dir(dir, {{"run_id", "test"}, {"config", cfg.to_json()}});
     trace::TimelineRecorder tl(run_dir.timeline_path());
+    tl.set_stage_listener(stages);
     engine::CpuBackend backend(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads);
     engine::EngineInputs in{cfg, backend, *pk_, *cs_, tl, &run_dir, {}, nullptr};
-    Outcome o{engine::run_batch(in), {}, dir};
+    Outcome o{engine::run_batch(in), {}, dir, tl.epoch_ns()};
     tl.close();
     run_dir.finish("complete", o.result.summary);
     o.rows = read_timeline(run_dir.timeline_path());
@@ -247,6 +251,93 @@ TEST_F(EngineTest, GpuQueueServesLowestJobAndPartitionFirst) {
       }
 }
 
+// Records every stage the engine reports to its listener (what NVTX ranges are made from).
+class RecordingListener final : public trace::StageListener {
+ public:
+  struct Span {
+    trace::Stage stage;
+    trace::StageTag tag;
+    std::int64_t begin_ns = 0, end_ns = -1;
+    int ends = 0;
+  };
+  std::uint64_t stage_begin(trace::Stage stage, const trace::StageTag& tag) noexcept override {
+    std::lock_guard lock(m_);
+    spans_.push_back({stage, tag, trace::monotonic_ns()});
+    return spans_.size();  // handle = index + 1
+  }
+  void stage_end(trace::Stage stage, std::uint64_t handle) noexcept override {
+    std::lock_guard lock(m_);
+    Span& s = spans_.at(handle - 1);
+    s.end_ns = trace::monotonic_ns();
+    ++s.ends;
+    if (s.stage != stage) mismatched_ = true;
+  }
+  std::vector<Span> spans() {
+    std::lock_guard lock(m_);
+    return spans_;
+  }
+  bool mismatched_ = false;
+
+ private:
+  std::mutex m_;
+  std::vector<Span> spans_;
+};
+
+TEST_F(EngineTest, StageListenerSeesEveryStageOncePerPartitionInsideTheTimeline) {
+  RecordingListener listener;
+  const auto cfg = config();
+  const auto o = run(cfg, &listener);
+  ASSERT_EQ(o.result.summary["completed"], 4);
+  EXPECT_FALSE(listener.mismatched_);
+  const auto spans = listener.spans();
+  // Per (job, partition): how often each stage ran, and its span in TIMELINE µs.
+  std::map<std::tuple<int, int, trace::Stage>, std::vector<RecordingListener::Span>> by;
+  for (const auto& s : spans) {
+    EXPECT_EQ(s.ends, 1) << trace::stage_name(s.stage) << " job " << s.tag.job;
+    EXPECT_GE(s.end_ns, s.begin_ns) << trace::stage_name(s.stage);
+    by[{s.tag.job, s.tag.partition, s.stage}].push_back(s);
+  }
+  using S = trace::Stage;
+  const S every[] = {S::kSynthesize, S::kPrepMsm, S::kLockWait, S::kGpuPhase, S::kNttH,
+                     S::kBatchAdd,   S::kTailMsm, S::kBG2Msm,   S::kEpilogue, S::kDealloc};
+  auto us = [&](std::int64_t ns) { return (ns - o.epoch_ns) / 1000; };
+  const auto gpu = intervals(o.rows, "GPU_START", "GPU_END");
+  ASSERT_EQ(gpu.size(), 12u);
+  for (const auto& g : gpu) {
+    for (S st : every) {
+      const auto it = by.find({g.job, g.partition, st});
+      ASSERT_NE(it, by.end()) << trace::stage_name(st) << " missing for job " << g.job << " p " << g.partition;
+      EXPECT_EQ(it->second.size(), 1u) << trace::stage_name(st);
+    }
+    EXPECT_EQ(by.count({g.job, g.partition, S::kPrestage}), 0u);  // single lock: no pre-staging
+    // The GPU phase and its sub-stages lie within GPU_START..GPU_END (µs truncation aside),
+    // the sub-stages in order.
+    const auto& phase = by.at({g.job, g.partition, S::kGpuPhase})[0];
+    EXPECT_GE(us(phase.begin_ns), g.start);
+    EXPECT_LE(us(phase.end_ns), g.end);
+    EXPECT_EQ(phase.tag.worker, g.worker);
+    EXPECT_EQ(phase.tag.device, g.device);
+    std::int64_t prev_end = phase.begin_ns;
+    for (S sub : {S::kNttH, S::kBatchAdd, S::kTailMsm}) {
+      const auto& r = by.at({g.job, g.partition, sub})[0];
+      EXPECT_GE(r.begin_ns, prev_end) << trace::stage_name(sub);
+      EXPECT_LE(r.end_ns, phase.end_ns) << trace::stage_name(sub);
+      prev_end = r.end_ns;
+    }
+  }
+}
+
+TEST_F(EngineTest, StageListenerSeesPrestageUnderTwoLock) {
+  RecordingListener listener;
+  auto cfg = config();
+  cfg.lock_policy = engine::LockPolicy::kTwoLock;
+  const auto o = run(cfg, &listener);
+  ASSERT_EQ(o.result.summary["completed"], 4);
+  int prestage = 0;
+  for (const auto& s : listener.spans()) prestage += s.stage == trace::Stage::kPrestage && s.ends == 1;
+  EXPECT_EQ(prestage, 12);
+}
+
 TEST(EngineConfig, RejectsUnknownKeysAndBadValuesNamingThem) {
   engine::EngineConfig c;
   try {
@@ -268,6 +359,21 @@ TEST(EngineConfig, RejectsUnknownKeysAndBadValuesNamingThem) {
   c.set("count", "2");
   c.set("concurrency", "3");
   EXPECT_THROW(c.validate(), engine::ConfigError);
+}
+
+TEST(EngineConfig, CuptiSwitchDefaultsOnAndIsRecorded) {
+  engine::EngineConfig c;
+  EXPECT_TRUE(c.cupti);
+  EXPECT_EQ(c.to_json()["cupti"], true);
+  c.set("cupti", "off");
+  EXPECT_FALSE(c.cupti);
+  EXPECT_EQ(c.to_json()["cupti"], false);
+  try {
+    c.set("cupti", "maybe");
+    FAIL();
+  } catch (const engine::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("config key 'cupti'"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
