@@ -122,4 +122,8 @@ void DeviceAllocator::reset_peak() {
   peak_ = in_use_;
 }
 
+void DeviceAllocator::trim(std::size_t keep_bytes) {
+  check_cuda(cudaMemPoolTrimTo(pool_, keep_bytes), "cudaMemPoolTrimTo");
+}
+
 }  // namespace prooflab::gpu::memory

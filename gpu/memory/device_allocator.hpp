@@ -66,6 +66,10 @@ class DeviceAllocator {
   std::uint64_t peak() const;
   void reset_peak();  // peak := in_use (per-run accounting)
   int device() const { return device_; }
+  // Hands the pool's cached free memory back to the driver down to keep_bytes reserved
+  // (cudaMemPoolTrimTo): what the reference's two-lock fallback path does between partitions.
+  // Blocks in use, and freed blocks whose stream has not reached the free, stay reserved.
+  void trim(std::size_t keep_bytes = 0);
 
  private:
   int device_;
