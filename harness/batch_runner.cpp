@@ -11,6 +11,7 @@
 #include "core/engine/engine.hpp"
 #include "core/groth16/setup.hpp"
 #include "harness/counters/sampler.hpp"
+#include "harness/gpu_observation.hpp"
 #include "harness/param_cache.hpp"
 #include "harness/provenance.hpp"
 
@@ -75,9 +76,16 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   meta["counter_sampling"] = opts.counters.to_json();
   trace::RunDirectory run_dir(opts.out_parent / run_id, meta);
   trace::TimelineRecorder timeline(cfg.record ? run_dir.timeline_path() : std::filesystem::path());
+  // CUPTI activity into cupti.csv and NVTX ranges around the stages, on the TIMELINE's epoch.
+  GpuObservation gpu_observation(cfg, run_dir.path(), timeline);
   // On the TIMELINE's epoch, so counters.csv and timeline.csv share one time axis.
   counters::CounterSampler sampler(run_dir.path() / "counters.csv", timeline.epoch_ns(), opts.counters);
-  run_dir.set_metadata("counters", sampler.status_json());
+  auto counter_status = [&] {
+    nlohmann::json j = sampler.status_json();
+    j["cupti"] = gpu_observation.cupti_status();
+    return j;
+  };
+  run_dir.set_metadata("counters", counter_status());
   engine::CpuBackend backend(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads);
 
   const bool tty = opts.print_jobs && isatty(STDERR_FILENO);
@@ -100,12 +108,15 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
                           },
                           opts.stop};
   const auto result = engine::run_batch(in);
+  gpu_observation.stop();  // every CUPTI buffer delivered: cupti.csv is complete
   sampler.stop();
-  run_dir.set_metadata("counters", sampler.status_json());  // a source may have stopped mid-run
+  run_dir.set_metadata("counters", counter_status());  // a source may have stopped mid-run
   nlohmann::json sampling = opts.counters.to_json();
   sampling.update(sampler.activity_json());  // rounds, rows and the sampler's own CPU time
   run_dir.set_metadata("counter_sampling", sampling);
   if (tty) std::fprintf(stderr, "\r\033[K");
+  if (opts.print_jobs && !gpu_observation.summary().empty())
+    std::printf("%s\n", gpu_observation.summary().c_str());
   timeline.close();
   BatchRunOutcome out;
   out.run_dir = run_dir.path();

@@ -26,7 +26,9 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/config.hpp"
 #include "core/trace/stage_listener.hpp"
+#include "core/trace/timeline.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/field/field_ops.hpp"
@@ -34,6 +36,7 @@
 #include "gpu/observe/cupti_rows.hpp"
 #include "gpu/observe/nvtx_ranges.hpp"
 #include "harness/counters/nvml_source.hpp"
+#include "harness/gpu_observation.hpp"
 #include "harness/trace_export_csv.hpp"
 
 namespace {
@@ -257,6 +260,42 @@ TEST(NvmlUnavailable, WithoutAGpuSaysWhy) {
     EXPECT_TRUE(out.empty());
   }
   nvml.stop();
+}
+
+// ---- the run's glue (harness/gpu_observation.hpp, what batch_runner uses) ----
+
+TEST(GpuObservation, CollectsOnlyForCudaWithCuptiOnAndSaysWhyOtherwise) {
+  const fs::path dir = fresh_dir("glue");
+  trace::TimelineRecorder timeline{fs::path()};
+  engine::EngineConfig cfg;
+  cfg.backend = "cpu";
+  {
+    harness::GpuObservation o(cfg, dir, timeline);
+    EXPECT_EQ(o.cupti_status()["status"], "unavailable");
+    EXPECT_EQ(o.cupti_status()["reason"], "the cpu backend ran: no CUDA activity to collect");
+    EXPECT_EQ(o.summary(), "");
+  }
+  cfg.backend = "cuda";
+  cfg.cupti = false;
+  {
+    harness::GpuObservation o(cfg, dir, timeline);
+    EXPECT_EQ(o.cupti_status()["reason"], "switched off (config key cupti = off)");
+  }
+  EXPECT_FALSE(fs::exists(dir / "cupti.csv"));
+  cfg.cupti = true;
+  std::string why;
+  const bool gpu = have_gpu(&why);
+  {
+    harness::GpuObservation o(cfg, dir, timeline);
+    std::printf("%s\n%s\n", o.cupti_status().dump().c_str(), o.summary().c_str());
+    EXPECT_EQ(o.cupti_status()["status"], gpu ? "used" : "unavailable");
+    EXPECT_EQ(o.summary().rfind(gpu ? "cupti: " : "cupti: unavailable (", 0), 0u) << o.summary();
+    o.stop();
+    EXPECT_EQ(timeline.stage_listener(), nullptr);
+  }
+  EXPECT_EQ(fs::exists(dir / "cupti.csv"), gpu);
+  if (gpu) EXPECT_EQ(slurp(dir / "cupti.csv").rfind(gpu::observe::kCuptiCsvHeader, 0), 0u);
+  fs::remove_all(dir);
 }
 
 // ---- record conversion and the CSV writer, on synthetic records (no GPU needed) ----
