@@ -1,24 +1,148 @@
-// Number-theoretic transforms over Fr on an EvaluationDomain, multi-threaded over a pool.
-// All transforms take and return natural order (the bit-reversal is folded in).
+// Number-theoretic transforms over a prime field F on a BasicEvaluationDomain<F>,
+// multi-threaded over a pool. All transforms take and return natural order (the
+// bit-reversal is folded in).
+//
+// Iterative radix-2 NTT: a bit-reversal permutation, then log n butterfly stages
+// (Cooley–Tukey, decimation in time). Each stage is a parallel_for over its n/2 butterflies;
+// early stages (short blocks) touch neighbouring memory, late ones stride across the array,
+// which is why the per-stage split keeps every thread on contiguous runs of butterflies.
+//
+// Written once for any field (the toy-field known-answer test runs it over r = 64513); the
+// Fr instantiation is compiled once, in ntt.cpp (the extern template declarations at the end
+// keep every other translation unit from instantiating it again).
 #pragma once
 
 #include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "core/parallel/thread_pool.hpp"
 #include "core/poly/domain.hpp"
 
 namespace prooflab::poly {
 
+// The span parameters are non-deduced (std::type_identity_t): F comes from the domain or the
+// scalar, so a std::vector<F> argument converts to the span as it did before the templates.
+template <class F>
+using Elements = std::span<std::type_identity_t<F>>;
+
 // Coefficients -> evaluations at ω^0..ω^(n-1). a.size() must equal the domain size.
-void ntt(std::span<Fr> a, const EvaluationDomain& d, parallel::ThreadPool& pool);
+template <class F>
+void ntt(Elements<F> a, const BasicEvaluationDomain<F>& d, parallel::ThreadPool& pool);
 // Evaluations -> coefficients (includes the 1/n scaling).
-void intt(std::span<Fr> a, const EvaluationDomain& d, parallel::ThreadPool& pool);
-// Coefficients -> evaluations at g·ω^i (g = 7): scale coefficient i by g^i, then ntt.
-void coset_ntt(std::span<Fr> a, const EvaluationDomain& d, parallel::ThreadPool& pool);
+template <class F>
+void intt(Elements<F> a, const BasicEvaluationDomain<F>& d, parallel::ThreadPool& pool);
+// Coefficients -> evaluations at g·ω^i (g = the domain's coset shift, 7 for Fr): scale
+// coefficient i by g^i, then ntt.
+template <class F>
+void coset_ntt(Elements<F> a, const BasicEvaluationDomain<F>& d, parallel::ThreadPool& pool);
 // Evaluations at g·ω^i -> coefficients: intt, then scale coefficient i by g^-i.
-void coset_intt(std::span<Fr> a, const EvaluationDomain& d, parallel::ThreadPool& pool);
+template <class F>
+void coset_intt(Elements<F> a, const BasicEvaluationDomain<F>& d, parallel::ThreadPool& pool);
 
 // a_i *= c·s^i (the coset shift and its inverse).
-void scale_by_powers(std::span<Fr> a, const Fr& s, const Fr& c, parallel::ThreadPool& pool);
+template <class F>
+void scale_by_powers(Elements<F> a, const F& s, const F& c, parallel::ThreadPool& pool);
+
+namespace detail {
+
+inline constexpr std::size_t kNttMinChunk = 4096;  // butterflies per task: amortises the claim cost
+
+template <class F>
+void check_ntt_size(std::span<F> a, const BasicEvaluationDomain<F>& d, const char* what) {
+  if (a.size() != d.size())
+    throw std::invalid_argument(std::string(what) + ": input has " + std::to_string(a.size()) +
+                                " elements, the domain " + std::to_string(d.size()));
+}
+
+inline std::size_t bit_reverse(std::size_t x, unsigned bits) {
+  std::size_t r = 0;
+  for (unsigned i = 0; i < bits; ++i) r |= ((x >> i) & 1) << (bits - 1 - i);
+  return r;
+}
+
+template <class F>
+void bit_reverse_permute(std::span<F> a, unsigned log_n, parallel::ThreadPool& pool) {
+  pool.parallel_for(a.size(), kNttMinChunk, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::size_t j = bit_reverse(i, log_n);
+      if (i < j) std::swap(a[i], a[j]);
+    }
+  });
+}
+
+template <class F>
+void transform(std::span<F> a, unsigned log_n, const std::vector<F>& twiddles,
+               parallel::ThreadPool& pool) {
+  const std::size_t n = a.size();
+  if (n <= 1) return;
+  bit_reverse_permute(a, log_n, pool);
+  for (std::size_t half = 1; half < n; half <<= 1) {
+    const std::size_t stride = n / (2 * half);  // twiddle index step for this stage
+    pool.parallel_for(n / 2, kNttMinChunk, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k) {
+        const std::size_t j = k & (half - 1);
+        const std::size_t i0 = ((k - j) << 1) + j;  // block start + j
+        const F t = a[i0 + half] * twiddles[j * stride];
+        const F u = a[i0];
+        a[i0] = u + t;
+        a[i0 + half] = u - t;
+      }
+    });
+  }
+}
+
+}  // namespace detail
+
+template <class F>
+void scale_by_powers(Elements<F> a, const F& s, const F& c, parallel::ThreadPool& pool) {
+  pool.parallel_for(a.size(), detail::kNttMinChunk, [&](std::size_t begin, std::size_t end) {
+    F p = c * s.pow(field::BigInt<1>{begin});
+    for (std::size_t i = begin; i < end; ++i) {
+      a[i] *= p;
+      p *= s;
+    }
+  });
+}
+
+template <class F>
+void ntt(Elements<F> a, const BasicEvaluationDomain<F>& d, parallel::ThreadPool& pool) {
+  detail::check_ntt_size(a, d, "ntt");
+  detail::transform(a, d.log_size(), d.twiddles(), pool);
+}
+
+template <class F>
+void intt(Elements<F> a, const BasicEvaluationDomain<F>& d, parallel::ThreadPool& pool) {
+  detail::check_ntt_size(a, d, "intt");
+  detail::transform(a, d.log_size(), d.inverse_twiddles(), pool);
+  const F n_inv = d.size_inv();
+  pool.parallel_for(a.size(), detail::kNttMinChunk, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) a[i] *= n_inv;
+  });
+}
+
+template <class F>
+void coset_ntt(Elements<F> a, const BasicEvaluationDomain<F>& d, parallel::ThreadPool& pool) {
+  detail::check_ntt_size(a, d, "coset_ntt");
+  scale_by_powers<F>(a, BasicEvaluationDomain<F>::coset_shift(), F::one(), pool);
+  detail::transform(a, d.log_size(), d.twiddles(), pool);
+}
+
+template <class F>
+void coset_intt(Elements<F> a, const BasicEvaluationDomain<F>& d, parallel::ThreadPool& pool) {
+  detail::check_ntt_size(a, d, "coset_intt");
+  detail::transform(a, d.log_size(), d.inverse_twiddles(), pool);
+  // Fold 1/n into the coset unscaling: coefficient i times n^-1·g^-i.
+  scale_by_powers<F>(a, BasicEvaluationDomain<F>::coset_shift().inverse(), d.size_inv(), pool);
+}
+
+extern template void ntt<Fr>(Elements<Fr>, const EvaluationDomain&, parallel::ThreadPool&);
+extern template void intt<Fr>(Elements<Fr>, const EvaluationDomain&, parallel::ThreadPool&);
+extern template void coset_ntt<Fr>(Elements<Fr>, const EvaluationDomain&, parallel::ThreadPool&);
+extern template void coset_intt<Fr>(Elements<Fr>, const EvaluationDomain&, parallel::ThreadPool&);
+extern template void scale_by_powers<Fr>(Elements<Fr>, const Fr&, const Fr&, parallel::ThreadPool&);
 
 }  // namespace prooflab::poly
