@@ -72,27 +72,9 @@ ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
   auto t0 = std::chrono::steady_clock::now();
   const poly::EvaluationDomain domain(qap_log_domain_size(cs));
   const QapAtTau qap = evaluate_qap_at(cs, domain, tw.tau, pool);
-  const Fr gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
-  const std::size_t ni = cs.num_inputs, na = cs.num_aux;
-
   // Scalars of every query, then one fixed-base pass per group.
-  std::vector<Fr> ic(ni), l(na), h(domain.size() - 1), a, b;
-  for (std::size_t k = 0; k < ni + na; ++k) {
-    const Fr v = tw.beta * qap.a[k] + tw.alpha * qap.b[k] + qap.c[k];
-    if (k < ni) ic[k] = v * gamma_inv;
-    else l[k - ni] = v * delta_inv;
-  }
-  Fr t = qap.z_at_tau * delta_inv;  // τ^i·Z(τ)/δ
-  for (auto& x : h) {
-    x = t;
-    t *= tw.tau;
-  }
-  for (std::size_t k = 0; k < ni + na; ++k) {
-    if (k < ni || cs.a_aux_density.test(k - ni)) a.push_back(qap.a[k]);
-    const bool b_dense = k < ni ? cs.b_input_density.test(k)
-                                : cs.b_aux_density.test(k - ni);
-    if (b_dense) b.push_back(qap.b[k]);
-  }
+  const QueryScalars<Fr> q =
+      query_scalars(cs, qap, domain.size(), tw.alpha, tw.beta, tw.gamma, tw.delta, tw.tau);
   if (stats) stats->qap_seconds = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
@@ -101,14 +83,14 @@ ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
   pk.vk.alpha_g1 = g1.mul(tw.alpha).to_affine();
   pk.vk.beta_g1 = g1.mul(tw.beta).to_affine();
   pk.vk.delta_g1 = g1.mul(tw.delta).to_affine();
-  pk.vk.ic = fixed_base_points(g1, ic, pool);
-  pk.h = fixed_base_points(g1, h, pool);
-  pk.l = fixed_base_points(g1, l, pool);
-  pk.a = fixed_base_points(g1, a, pool);
-  pk.b_g1 = fixed_base_points(g1, b, pool);
+  pk.vk.ic = fixed_base_points(g1, q.ic, pool);
+  pk.h = fixed_base_points(g1, q.h, pool);
+  pk.l = fixed_base_points(g1, q.l, pool);
+  pk.a = fixed_base_points(g1, q.a, pool);
+  pk.b_g1 = fixed_base_points(g1, q.b, pool);
   if (stats) {
     stats->g1_seconds = seconds_since(t0);
-    stats->g1_points = 3 + ic.size() + h.size() + l.size() + a.size() + b.size();
+    stats->g1_points = 3 + q.ic.size() + q.h.size() + q.l.size() + q.a.size() + q.b.size();
   }
 
   t0 = std::chrono::steady_clock::now();
@@ -116,10 +98,10 @@ ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
   pk.vk.beta_g2 = g2.mul(tw.beta).to_affine();
   pk.vk.gamma_g2 = g2.mul(tw.gamma).to_affine();
   pk.vk.delta_g2 = g2.mul(tw.delta).to_affine();
-  pk.b_g2 = fixed_base_points(g2, b, pool);
+  pk.b_g2 = fixed_base_points(g2, q.b, pool);
   if (stats) {
     stats->g2_seconds = seconds_since(t0);
-    stats->g2_points = 3 + b.size();
+    stats->g2_points = 3 + q.b.size();
   }
   return pk;
 }
