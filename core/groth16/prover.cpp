@@ -90,28 +90,9 @@ MsmPlan prep_msm(const ProvingKey& pk, const r1cs::R1cs& cs, const r1cs::Witness
   return plan;
 }
 
-std::vector<msm::Scalar> compute_h(std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& c,
-                                   parallel::ThreadPool& pool) {
-  // a, b, c hold the QAP rows (constraints, then input rows) zero-padded to the domain.
-  const poly::EvaluationDomain d = poly::EvaluationDomain::at_least(a.size());
-  if (a.size() != d.size() || b.size() != d.size() || c.size() != d.size())
-    throw std::invalid_argument("compute_h: a, b, c must be padded to the domain size " +
-                                std::to_string(d.size()));
-  for (auto* v : {&a, &b, &c}) {
-    poly::intt(*v, d, pool);
-    poly::coset_ntt(*v, d, pool);
-  }
-  const Fr z_inv = d.vanishing_at(poly::EvaluationDomain::coset_shift()).inverse();
-  pool.parallel_for(d.size(), 4096, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
-  });
-  poly::coset_intt(a, d, pool);
-  std::vector<msm::Scalar> h(d.size() - 1);
-  pool.parallel_for(h.size(), 4096, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) h[i] = a[i].to_canonical();
-  });
-  return h;
-}
+// The prover's instantiation of compute_h.hpp's quotient, compiled once here.
+template std::vector<msm::Scalar> compute_h<Fr>(std::vector<Fr>&, std::vector<Fr>&,
+                                                std::vector<Fr>&, parallel::ThreadPool&);
 
 template <class Curve>
 curve::Jacobian<Curve> query_sum(const std::vector<curve::Affine<Curve>>& bases,

@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "core/circuits/circuit.hpp"
+#include "core/groth16/compute_h.hpp"
 #include "core/groth16/keys.hpp"
 #include "core/groth16/proof.hpp"
 #include "core/msm/msm.hpp"
@@ -48,10 +50,9 @@ struct MsmPlan {
 
 MsmPlan prep_msm(const ProvingKey& pk, const r1cs::R1cs& cs, const r1cs::Witness& w);
 
-// h = (a·b − c)/Z over the coset, as coefficients (m − 1 of them), canonical for the MSM.
-// Consumes a, b, c (they are transformed in place).
-std::vector<msm::Scalar> compute_h(std::vector<field::Fr>& a, std::vector<field::Fr>& b,
-                                   std::vector<field::Fr>& c, parallel::ThreadPool& pool);
+// compute_h (compute_h.hpp): h = (a·b − c)/Z as the m − 1 canonical scalars of the H MSM;
+// for Fr its element type field::BigInt<4> is msm::Scalar.
+static_assert(std::is_same_v<msm::Scalar, field::BigInt<field::Fr::kLimbs>>);
 
 template <class Curve>
 curve::Jacobian<Curve> query_sum(const std::vector<curve::Affine<Curve>>& bases,

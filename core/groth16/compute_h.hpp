@@ -1,0 +1,49 @@
+// The prover's quotient h = (a·b − c)/Z, generic in the field so that the toy-field
+// known-answer test (r = 64513, tests/cpp/groth16_toy_kat_test.cpp) runs this very code; the
+// Fr instantiation, the one the prover uses, is compiled once, in prover.cpp.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/field/bigint.hpp"
+#include "core/field/fr.hpp"
+#include "core/parallel/thread_pool.hpp"
+#include "core/poly/domain.hpp"
+#include "core/poly/ntt.hpp"
+
+namespace prooflab::groth16 {
+
+// h = (a·b − c)/Z over the coset, as coefficients (m − 1 of them), canonical for the MSM.
+// a, b, c hold the QAP rows (constraints, then input rows) zero-padded to the domain size m.
+// Consumes a, b, c (they are transformed in place).
+template <class F>
+std::vector<field::BigInt<F::kLimbs>> compute_h(std::vector<F>& a, std::vector<F>& b,
+                                                std::vector<F>& c, parallel::ThreadPool& pool) {
+  const poly::BasicEvaluationDomain<F> d = poly::BasicEvaluationDomain<F>::at_least(a.size());
+  if (a.size() != d.size() || b.size() != d.size() || c.size() != d.size())
+    throw std::invalid_argument("compute_h: a, b, c must be padded to the domain size " +
+                                std::to_string(d.size()));
+  for (auto* v : {&a, &b, &c}) {
+    poly::intt<F>(*v, d, pool);
+    poly::coset_ntt<F>(*v, d, pool);
+  }
+  const F z_inv = d.vanishing_at(poly::BasicEvaluationDomain<F>::coset_shift()).inverse();
+  pool.parallel_for(d.size(), 4096, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
+  });
+  poly::coset_intt<F>(a, d, pool);
+  std::vector<field::BigInt<F::kLimbs>> h(d.size() - 1);
+  pool.parallel_for(h.size(), 4096, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) h[i] = a[i].to_canonical();
+  });
+  return h;
+}
+
+extern template std::vector<field::BigInt<4>> compute_h<field::Fr>(std::vector<field::Fr>&,
+                                                                   std::vector<field::Fr>&,
+                                                                   std::vector<field::Fr>&,
+                                                                   parallel::ThreadPool&);
+
+}  // namespace prooflab::groth16
