@@ -240,8 +240,7 @@ void CuptiCollector::Impl::start(const fs::path& csv_path, std::int64_t epoch_ns
       markers = std::string("not collected: NVTX_INJECTION64_PATH names another tool (") + env +
                 "), which receives the ranges";
     } else {
-      setenv("NVTX_INJECTION64_PATH", api->path.c_str(), 1);
-      want_markers = true;
+      want_markers = true;  // NVTX_INJECTION64_PATH is set once MARKER is enabled, below
     }
   }
 
@@ -285,6 +284,9 @@ void CuptiCollector::Impl::start(const fs::path& csv_path, std::int64_t epoch_ns
   if (want_markers) {
     r = api->ActivityEnable(CUPTI_ACTIVITY_KIND_MARKER);
     marker_enabled = r == CUPTI_SUCCESS;
+    // Only now, so that a collector that did not start leaves NVTX alone (no listener is
+    // installed while the variable is unset).
+    if (marker_enabled) setenv("NVTX_INJECTION64_PATH", api->path.c_str(), 1);
     markers =
         marker_enabled
             ? "collected: libcupti is the NVTX injection (NVTX_INJECTION64_PATH=" + api->path + ")"
