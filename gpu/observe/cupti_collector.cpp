@@ -34,7 +34,8 @@ struct CuptiApi {
   decltype(&cuptiActivityGetNextRecord) ActivityGetNextRecord = nullptr;
   decltype(&cuptiActivityFlushAll) ActivityFlushAll = nullptr;
   decltype(&cuptiActivityGetNumDroppedRecords) ActivityGetNumDroppedRecords = nullptr;
-  decltype(&cuptiActivityFlushPeriod) ActivityFlushPeriod = nullptr;  // optional
+  decltype(&cuptiActivityFlushPeriod) ActivityFlushPeriod = nullptr;      // optional
+  decltype(&cuptiActivityEnableAndDump) ActivityEnableAndDump = nullptr;  // optional
 
   std::string error(CUptiResult r) const {
     const char* s = nullptr;
@@ -78,6 +79,7 @@ const CuptiApi* load_cupti(const std::vector<std::string>& candidates, std::stri
     sym(api->ActivityFlushAll, "cuptiActivityFlushAll", true);
     sym(api->ActivityGetNumDroppedRecords, "cuptiActivityGetNumDroppedRecords", true);
     sym(api->ActivityFlushPeriod, "cuptiActivityFlushPeriod", false);
+    sym(api->ActivityEnableAndDump, "cuptiActivityEnableAndDump", false);
     Dl_info info{};
     api->path =
         api->GetVersion && dladdr(reinterpret_cast<void*>(api->GetVersion), &info) && info.dli_fname
@@ -135,7 +137,9 @@ constexpr Kind kKinds[] = {
     {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true},
     {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", true},
     {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", false},  // peer-to-peer copies
-    {CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT", false},  // context -> device, for SYNC rows
+    // context -> device, for SYNC rows; enabled "and dumped", because the backend's contexts
+    // exist before the collector starts (CUPTI attaches late)
+    {CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT", false},
 };
 
 }  // namespace
@@ -261,7 +265,9 @@ void CuptiCollector::Impl::start(const fs::path& csv_path, std::int64_t epoch_ns
   g_active.store(this);
   std::string optional_failures;
   for (const Kind& k : kKinds) {
-    r = api->ActivityEnable(k.kind);
+    r = k.kind == CUPTI_ACTIVITY_KIND_CONTEXT && api->ActivityEnableAndDump
+            ? api->ActivityEnableAndDump(k.kind)
+            : api->ActivityEnable(k.kind);
     if (r == CUPTI_SUCCESS) {
       enabled.push_back(&k);
       kinds_text += (kinds_text.empty() ? "" : ", ") + std::string(k.name);
