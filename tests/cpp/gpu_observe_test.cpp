@@ -179,10 +179,10 @@ TEST(GpuObserve, CollectsKernelsCopiesSetsSyncsAndRangesOnTheRunClock) {
   }
   EXPECT_GE(kinds["KERNEL"], 1);
   EXPECT_TRUE(kernel_named) << "no KERNEL row names a prooflab kernel (demangled)";
-  const auto b = static_cast<std::int64_t>(bytes);
-  EXPECT_TRUE(copies.count({"HtoD", b})) << "no HtoD MEMCPY row of " << b << " bytes";
-  EXPECT_TRUE(copies.count({"DtoH", b})) << "no DtoH MEMCPY row of " << b << " bytes";
-  EXPECT_TRUE(sets.count({"", b})) << "no MEMSET row of " << b << " bytes";
+  const auto nbytes = static_cast<std::int64_t>(bytes);
+  EXPECT_TRUE(copies.count({"HtoD", nbytes})) << "no HtoD MEMCPY row of " << nbytes << " bytes";
+  EXPECT_TRUE(copies.count({"DtoH", nbytes})) << "no DtoH MEMCPY row of " << nbytes << " bytes";
+  EXPECT_TRUE(sets.count({"", nbytes})) << "no MEMSET row of " << nbytes << " bytes";
   EXPECT_TRUE(syncs.count("stream_synchronize")) << "no SYNC row for cudaStreamSynchronize";
   EXPECT_TRUE(syncs.count("context_synchronize")) << "no SYNC row for cudaDeviceSynchronize";
   EXPECT_TRUE(range_seen) << "no MARKER row for the NVTX range";
