@@ -8,7 +8,13 @@
 // size that fits in the 60 MB L2 is not flattered. Each case prints one table row and goes
 // into the JSON with every sample, the plan and the model's prediction (cost.hpp).
 //
-//   prooflab_gpu_bench [--json FILE] [--reps N] [--max-log K] [--quick]
+// MSM rows (msm, batch_add) time what a prover call costs: points resident on the device,
+// random scalars uploaded from pinned host memory in every call (the conditions of the
+// sppark figures in issue 5), the window sums combined on the host; the result at 2^20 and
+// 2^22 is checked against core/msm on the host's cores (`check` in the note).
+//
+//   prooflab_gpu_bench [--json FILE] [--reps N] [--max-log K] [--quick] [--only GROUPS]
+//   GROUPS: comma-separated of ntt, h, variants, msm (default: all)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,7 +32,9 @@
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_info.hpp"
+#include "gpu/bench/host_inputs.hpp"
 #include "gpu/memory/device_allocator.hpp"
+#include "gpu/msm/msm.hpp"
 #include "gpu/ntt/cost.hpp"
 #include "gpu/ntt/h.hpp"
 #include "gpu/ntt/ntt.hpp"
@@ -162,6 +170,7 @@ int main(int argc, char** argv) {
   std::string json_path = "gpu_bench.json";
   unsigned max_log = 26;
   bool quick = false;
+  std::string only = "ntt,h,variants,msm";
   Bench b;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -169,11 +178,18 @@ int main(int argc, char** argv) {
     else if (a == "--reps" && i + 1 < argc) b.reps = std::max(7, std::atoi(argv[++i]));
     else if (a == "--max-log" && i + 1 < argc) max_log = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--quick") quick = true;
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--json FILE] [--reps N>=7] [--max-log K] [--quick]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--json FILE] [--reps N>=7] [--max-log K] [--quick] "
+                   "[--only ntt,h,variants,msm]\n",
+                   argv[0]);
       return 2;
     }
   }
+  const auto wants = [&](const char* group) {
+    return ("," + only + ",").find("," + std::string(group) + ",") != std::string::npos;
+  };
   std::string why;
   const auto devices = list_devices(&why);
   if (devices.empty()) {
@@ -325,24 +341,25 @@ int main(int argc, char** argv) {
     std::vector<unsigned> ntt_sizes = {20, 22, 24, 26};
     if (quick) ntt_sizes = {20, 24};
     for (unsigned k : ntt_sizes)
-      if (k <= max_log) ntt_case("ntt", Transform::kForward, k, Order::kNatural, def);
+      if (k <= max_log && wants("ntt")) ntt_case("ntt", Transform::kForward, k, Order::kNatural, def);
     for (unsigned k : ntt_sizes)
-      if (k <= max_log) ntt_case("ntt", Transform::kForward, k, Order::kBitReversed, def);
-    if (24 <= max_log) {
+      if (k <= max_log && wants("ntt"))
+        ntt_case("ntt", Transform::kForward, k, Order::kBitReversed, def);
+    if (24 <= max_log && wants("ntt")) {
       ntt_case("coset_ntt", Transform::kCosetForward, 24, Order::kNatural, def);
       ntt_case("intt", Transform::kInverse, 24, Order::kNatural, def);
       ntt_case("coset_intt", Transform::kCosetInverse, 24, Order::kNatural, def);
     }
     for (unsigned k : {20u, 22u, 24u})
-      if (k <= max_log && !(quick && k == 22)) h_case(k, ntt::HOptions{});
-    if (!quick && 24 <= max_log) {
+      if (k <= max_log && !(quick && k == 22) && wants("h")) h_case(k, ntt::HOptions{});
+    if (!quick && 24 <= max_log && wants("h")) {
       ntt::HOptions one;
       one.concurrent = false;
       h_case(24, one);
     }
     // Plan variants (the tuning axis this first version leaves open): block size, threads,
     // explicit pass splits.
-    if (!quick) {
+    if (!quick && wants("variants")) {
       std::vector<PlanOptions> variants;
       variants.push_back(PlanOptions{10, 256, {}});
       variants.push_back(PlanOptions{12, 256, {}});
@@ -358,6 +375,105 @@ int main(int argc, char** argv) {
                                       PlanOptions{10, 256, {}}};
       for (const auto& v : v26)
         if (26 <= max_log) ntt_case("ntt_variant", Transform::kForward, 26, Order::kBitReversed, v);
+    }
+
+    // ---- MSM: bases resident, scalars from pinned host memory in every call ----
+    if (wants("msm")) {
+      std::vector<unsigned> sizes = {20, 22, 24};
+      if (quick) sizes = {20, 24};
+      unsigned top = 0;
+      for (unsigned k : sizes)
+        if (k <= max_log) top = k;
+      if (top > 0) {
+        const std::size_t nmax = std::size_t{1} << top;
+        const auto t_gen = std::chrono::steady_clock::now();
+        const auto host_bases = bench::random_g1_points(nmax, 20261130);
+        std::uint32_t* pinned[2] = {nullptr, nullptr};
+        for (auto& p : pinned) {
+          check_cuda(cudaMallocHost(&p, nmax * 32), "cudaMallocHost(scalars)");
+        }
+        bench::random_scalars(pinned[0], nmax, 1);
+        bench::random_scalars(pinned[1], nmax, 2);
+        std::printf("msm inputs: %zu random points and 2 x %zu scalars made in %.1f s\n", nmax, nmax,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t_gen).count());
+        memory::DeviceBuffer<msm::G1AffineRaw> d_bases(alloc, nmax, b.stream, "bench_msm_bases");
+        check_cuda(cudaMemcpyAsync(d_bases.get(), host_bases.data(), nmax * sizeof(msm::G1AffineRaw),
+                                   cudaMemcpyHostToDevice, b.stream),
+                   "cudaMemcpyAsync(bases)");
+        memory::DeviceBuffer<std::uint32_t> d_scalars(alloc, 8 * nmax, b.stream, "bench_msm_scalars");
+        msm::Msm engine(alloc);
+        // One Fp multiplication: 4·12² + 2·12 multiply-adds (the Fr count's formula at 12 limbs).
+        const double imad_per_fp_mul = 4.0 * 144 + 24;
+        const auto msm_case = [&](const char* name, unsigned log_n, const msm::MsmOptions& mopt,
+                                  bool check) {
+          const std::size_t n = std::size_t{1} << log_n;
+          msm::MsmShape shape;
+          msm::G1XyzzRaw last{};
+          Row r;
+          r.name = name;
+          r.log_n = log_n;
+          r.stats = b.measure([](int) {}, [&](int rep) {
+            check_cuda(cudaMemcpyAsync(d_scalars.get(), pinned[rep & 1], n * 32,
+                                       cudaMemcpyHostToDevice, b.stream),
+                       "cudaMemcpyAsync(scalars)");
+            last = engine.run(d_bases.get(), d_scalars.get(), n, b.stream, mopt, "bench_msm", &shape);
+          });
+          std::ostringstream v;
+          v << "c" << shape.window_bits << " W" << shape.windows << " K"
+            << (shape.entries + shape.chunks - 1) / shape.chunks;
+          if (mopt.accumulate_min_blocks) v << " acc_blocks" << mopt.accumulate_min_blocks;
+          r.variant = v.str();
+          const double madds = double(n) * shape.windows;
+          const double fp_muls = madds * 10 + 2.0 * shape.windows * shape.buckets * 14;
+          r.model_ms = r.model_compute_ms = fp_muls * imad_per_fp_mul / imad_rate * 1e3;
+          std::ostringstream os;
+          os << madds / (r.stats.median * 1e-3) / 1e9 << " G bucket-adds/s; scratch "
+             << shape.scratch_bytes / double(1 << 20) << " MiB; phases (last rep) ms:";
+          for (int ph = 0; ph < msm::MsmShape::kPhases; ++ph)
+            os << " " << msm::MsmShape::kPhaseNames[ph] << " " << shape.phase_ms[ph];
+          if (check) {
+            double cpu_s = 0;
+            const int last_rep = b.warmup + b.reps - 1;
+            const bool ok = bench::equals_cpu_msm(host_bases, pinned[last_rep & 1], n, last, &cpu_s);
+            os << "; check vs core/msm: " << (ok ? "PASS" : "FAIL") << " (CPU " << cpu_s << " s)";
+            if (!ok) std::fprintf(stderr, "MSM 2^%u: device result differs from core/msm\n", log_n);
+          }
+          r.note = os.str();
+          rows.push_back(r);
+          print_row(r);
+        };
+        for (unsigned k : sizes)
+          if (k <= max_log) msm_case("msm", k, {}, k <= 22);
+        if (!quick && 24 <= max_log) {
+          for (unsigned c : {19u, 20u})
+            if (c != msm::plan_window_bits(nmax)) msm_case("msm_variant", 24, msm::MsmOptions{c, 0, 0}, false);
+          for (unsigned blocks : {1u, 4u, 5u})
+            msm_case("msm_variant", 24, msm::MsmOptions{0, 0, blocks}, false);
+        }
+        {  // batch addition: half of the bits set, as the PoRep witness's ones
+          const std::size_t n = nmax, words = (n + 63) / 64;
+          std::vector<std::uint64_t> bitmap(words);
+          for (std::size_t i = 0; i < words; ++i)
+            bitmap[i] = 0x5555555555555555ULL ^ (i * 0x9e3779b97f4a7c15ULL);
+          memory::DeviceBuffer<std::uint64_t> d_bitmap(alloc, words, b.stream, "bench_bitmap");
+          check_cuda(cudaMemcpyAsync(d_bitmap.get(), bitmap.data(), words * 8, cudaMemcpyHostToDevice,
+                                     b.stream),
+                     "cudaMemcpyAsync(bitmap)");
+          Row r;
+          r.name = "batch_add";
+          r.log_n = top;
+          r.variant = "bitmap, ~50 % set";
+          r.stats = b.measure([](int) {}, [&](int) {
+            engine.sum_selected(d_bases.get(), d_bitmap.get(), n, b.stream, "bench_batch_add");
+          });
+          std::ostringstream os;
+          os << n / 2 / (r.stats.median * 1e-3) / 1e9 << " G adds/s";
+          r.note = os.str();
+          rows.push_back(r);
+          print_row(r);
+        }
+        for (auto* p : pinned) cudaFreeHost(p);
+      }
     }
 
     // ---- JSON ----

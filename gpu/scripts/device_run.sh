@@ -5,7 +5,8 @@
 #   printed are PASS/FAIL per step and an overall verdict.
 #
 # Usage (from the repository root on the device machine):
-#   bash gpu/scripts/device_run.sh [BIN_DIR]
+#   [STEPS=tests,sanitize,bench] [BENCH_ARGS="--only msm"] bash gpu/scripts/device_run.sh [BIN_DIR]
+# STEPS picks what runs (default all three); BENCH_ARGS go to prooflab_gpu_bench.
 # BIN_DIR holds gpu_field_test, gpu_ntt_test, gpu_device_test and prooflab_gpu_bench, either
 # directly (what gpu/scripts/stage_device_bins.sh makes: build-gpu-device/) or as a CMake build
 # directory (tests/ and bench/ below it). Default: build-gpu-device, else build-gpu.
@@ -35,7 +36,12 @@ fi
 find_bin() {  # name -> path or empty
   for p in "$BIN/$1" "$BIN/tests/$1" "$BIN/bench/$1"; do [ -x "$p" ] && { echo "$p"; return; }; done
 }
+STEPS=${STEPS:-tests,sanitize,bench}
+want() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 FIELD_TEST=$(find_bin gpu_field_test)
+MSM_TEST=$(find_bin gpu_msm_test)
+OTHER_TESTS=()
+for t in gpu_backend_test gpu_observe_test; do p=$(find_bin $t); [ -n "$p" ] && OTHER_TESTS+=("$p"); done
 NTT_TEST=$(find_bin gpu_ntt_test)
 DEVICE_TEST=$(find_bin gpu_device_test)
 BENCH=$(find_bin prooflab_gpu_bench)
@@ -78,14 +84,30 @@ run_step() {  # name timeout log cmd...
 
 TESTS_LOG="$OUT/gpu_tests.log"
 : >"$TESTS_LOG"
-if [ -n "$FIELD_TEST" ] && [ -n "$NTT_TEST" ] && [ -n "$DEVICE_TEST" ]; then
+if [ -n "$MSM_TEST" ]; then
+  if want tests; then
+    run_step "gpu_msm_test" 300 "$TESTS_LOG" "$MSM_TEST"
+  fi
+  if want sanitize; then
+    MSM_SMALL='GpuMsm.ZeroPointsIsInfinity:GpuMsm.DegenerateInputs:GpuMsm.OverBudgetNamesTheStage'
+    run_step "memcheck gpu_msm_test $MSM_SMALL" 120 "$OUT/memcheck.log" \
+      "$SANITIZER" --tool memcheck --error-exitcode 3 "$MSM_TEST" --gtest_filter="$MSM_SMALL"
+    run_step "racecheck gpu_msm_test GpuMsm.SumSelected (shared-memory tree)" 120 "$OUT/racecheck.log" \
+      "$SANITIZER" --tool racecheck --racecheck-report all --error-exitcode 3 "$MSM_TEST" --gtest_filter='GpuMsm.ZeroPointsIsInfinity:GpuMsm.DegenerateInputs'
+  fi
+fi
+if want tests; then
+  for t in "${OTHER_TESTS[@]}"; do run_step "$(basename "$t")" 300 "$TESTS_LOG" "$t"; done
+fi
+if [ -n "$FIELD_TEST" ] && [ -n "$NTT_TEST" ] && [ -n "$DEVICE_TEST" ] && want tests; then
   run_step "gpu_device_test" 20 "$TESTS_LOG" "$DEVICE_TEST"
   run_step "gpu_field_test" 40 "$TESTS_LOG" "$FIELD_TEST"
   run_step "gpu_ntt_test (all but Long)" 100 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='-Long/*'
   run_step "gpu_ntt_test Long (2^24)" 60 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='Long/*'
-  # Any skipped GPU case on a GPU machine is a failure of the setup, not a pass.
-  if grep -q "no GPU:" "$TESTS_LOG"; then verdict "GPU cases ran (none skipped)" 1; else verdict "GPU cases ran (none skipped)" 0; fi
-
+fi
+# Any skipped GPU case on a GPU machine is a failure of the setup, not a pass.
+if grep -q "no GPU:" "$TESTS_LOG"; then verdict "GPU cases ran (none skipped)" 1; else verdict "GPU cases ran (none skipped)" 0; fi
+if [ -n "$FIELD_TEST" ] && [ -n "$NTT_TEST" ] && want sanitize; then
   SMALL='Small/*:GpuMemory.*'
   run_step "memcheck gpu_ntt_test $SMALL" 80 "$OUT/memcheck.log" \
     "$SANITIZER" --tool memcheck --error-exitcode 3 "$NTT_TEST" --gtest_filter="$SMALL"
@@ -95,16 +117,17 @@ if [ -n "$FIELD_TEST" ] && [ -n "$NTT_TEST" ] && [ -n "$DEVICE_TEST" ]; then
   RACE='Small/GpuNtt.EveryTransformMatchesCpu/1:Small/GpuNtt.ComputeHMatchesCpu/1'
   run_step "racecheck gpu_ntt_test $RACE" 80 "$OUT/racecheck.log" \
     "$SANITIZER" --tool racecheck --racecheck-report all --error-exitcode 3 "$NTT_TEST" --gtest_filter="$RACE"
-else
+elif want tests; then
   note "== test binaries not found under $BIN (carry build-gpu-device, see docs/gpu.md)"
   verdict "test binaries present" 1
 fi
 
-if [ -n "$BENCH" ]; then
-  run_step "prooflab_gpu_bench" 120 "$OUT/gpu_bench.txt" "$BENCH" --json "$OUT/gpu_bench.json"
+if [ -n "$BENCH" ] && want bench; then
+  # shellcheck disable=SC2086
+  run_step "prooflab_gpu_bench ${BENCH_ARGS:-}" 240 "$OUT/gpu_bench.txt" "$BENCH" --json "$OUT/gpu_bench.json" ${BENCH_ARGS:-}
   note "== nvidia-smi after the benchmark"
   nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_throttle_reasons.active --format=csv 2>&1 | tee -a "$SUMMARY"
-else
+elif want bench; then
   verdict "prooflab_gpu_bench present" 1
 fi
 

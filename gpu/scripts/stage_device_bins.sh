@@ -9,10 +9,13 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang \
     -DCMAKE_CXX_COMPILER=clang++ -DPROOFLAB_BENCH=OFF
 fi
-cmake --build "$BUILD" --target gpu_device_test gpu_field_test gpu_ntt_test prooflab_gpu_bench -j2
+# Every GPU test binary (tests/cpp/gpu_*_test.cpp) and the benchmark.
+TESTS=$(cd tests/cpp && ls gpu_*_test.cpp | sed 's/\.cpp$//')
+# shellcheck disable=SC2086
+cmake --build "$BUILD" --target $TESTS prooflab_gpu_bench -j2
 mkdir -p build-gpu-device
-cp "$BUILD"/tests/gpu_device_test "$BUILD"/tests/gpu_field_test "$BUILD"/tests/gpu_ntt_test \
-  "$BUILD"/bench/prooflab_gpu_bench build-gpu-device/
+for t in $TESTS; do cp "$BUILD/tests/$t" build-gpu-device/; done
+cp "$BUILD"/bench/prooflab_gpu_bench build-gpu-device/
 # What the device image must provide: nothing beyond these (checked here).
 for b in build-gpu-device/*; do
   extra=$(ldd "$b" | awk '{print $1}' | grep -vE '^(linux-vdso|/lib64/ld-linux|libgmp\.so|libstdc\+\+|libm\.so|libgcc_s|libc\.so|libdl|libpthread|librt)' || true)

@@ -28,13 +28,6 @@ using prooflab::gpu::field::FpParams32;
 using prooflab::gpu::field::Fr32;
 using prooflab::gpu::field::FrParams32;
 
-#define PROOFLAB_REQUIRE_GPU()                                             \
-  do {                                                                     \
-    std::string why_no_gpu;                                                \
-    if (prooflab::gpu::list_devices(&why_no_gpu).empty())                  \
-      GTEST_SKIP() << "no GPU: " << why_no_gpu;                            \
-  } while (0)
-
 // The CPU type and the device type of one field.
 template <class Cpu, class Dev, class CpuParams, class DevParams>
 struct FieldPair {

@@ -26,6 +26,7 @@
 #include "gpu/ntt/ntt.hpp"
 #include "gpu/ntt/pass_simulator.hpp"
 #include "gpu/ntt/tables.hpp"
+#include "gpu_test_util.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -42,13 +43,6 @@ using prooflab::gpu::ntt::Transform;
 using prooflab::parallel::ThreadPool;
 using prooflab::poly::EvaluationDomain;
 namespace gntt = prooflab::gpu::ntt;
-
-#define PROOFLAB_REQUIRE_GPU()                                             \
-  do {                                                                     \
-    std::string why_no_gpu;                                                \
-    if (prooflab::gpu::list_devices(&why_no_gpu).empty())                  \
-      GTEST_SKIP() << "no GPU: " << why_no_gpu;                            \
-  } while (0)
 
 ThreadPool& pool() {
   static ThreadPool p(0, "gpu-test");

@@ -1,0 +1,67 @@
+#include "gpu/bench/host_inputs.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <span>
+
+#include "core/curve/g1.hpp"
+#include "core/curve/scalar_mul.hpp"
+#include "core/field/fr.hpp"
+#include "core/msm/msm.hpp"
+#include "core/parallel/thread_pool.hpp"
+#include "gpu/msm/msm_host.hpp"
+
+namespace prooflab::gpu::bench {
+namespace {
+
+parallel::ThreadPool& pool() {
+  static parallel::ThreadPool p(0, "bench-host");
+  return p;
+}
+
+}  // namespace
+
+std::vector<msm::G1AffineRaw> random_g1_points(std::size_t n, std::uint64_t seed) {
+  std::vector<msm::G1AffineRaw> out(n);
+  auto* affine = reinterpret_cast<curve::G1Affine*>(out.data());
+  static_assert(sizeof(curve::G1Affine) == sizeof(msm::G1AffineRaw));
+  const curve::G1Jacobian g = curve::G1Jacobian::from_affine(curve::g1_generator());
+  pool().parallel_for(n, 1 << 14, [&](std::size_t begin, std::size_t end) {
+    std::mt19937_64 rng(seed ^ (begin * 0x9e3779b97f4a7c15ULL));
+    const auto step = curve::scalar_mul(g, field::Fr::random(rng).to_canonical());
+    auto p = curve::scalar_mul(g, field::Fr::random(rng).to_canonical());
+    std::vector<curve::G1Jacobian> jac(end - begin);
+    for (auto& q : jac) {
+      q = p;
+      p = p.add(step);
+    }
+    curve::batch_to_affine<curve::G1Curve>(jac, std::span(affine + begin, end - begin));
+  });
+  return out;
+}
+
+void random_scalars(std::uint32_t* out, std::size_t n, std::uint64_t seed) {
+  pool().parallel_for(n, 1 << 16, [&](std::size_t begin, std::size_t end) {
+    std::mt19937_64 rng(seed ^ (begin * 0xbf58476d1ce4e5b9ULL));
+    for (std::size_t i = begin; i < end; ++i) {
+      const prooflab::msm::Scalar s = field::Fr::random(rng).to_canonical();
+      std::memcpy(out + 8 * i, &s, 32);
+    }
+  });
+}
+
+bool equals_cpu_msm(const std::vector<msm::G1AffineRaw>& bases, const std::uint32_t* scalars,
+                    std::size_t n, const msm::G1XyzzRaw& device_result, double* cpu_seconds) {
+  std::vector<curve::G1Affine> b(n);
+  std::memcpy(b.data(), bases.data(), n * sizeof(curve::G1Affine));
+  std::vector<prooflab::msm::Scalar> k(n);
+  std::memcpy(k.data(), scalars, n * 32);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto cpu = prooflab::msm::msm<curve::G1Curve>(b, k, pool());
+  if (cpu_seconds)
+    *cpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return cpu.to_affine() == msm::to_jacobian(device_result).to_affine();
+}
+
+}  // namespace prooflab::gpu::bench

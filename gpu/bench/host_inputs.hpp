@@ -1,0 +1,22 @@
+// Inputs of the MSM benchmark made with core/ on the host (the benchmark's .cu is C++17 and
+// cannot include core): random subgroup points, random scalars, and the CPU MSM as the
+// reference the device result is checked against.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "gpu/msm/msm.hpp"
+
+namespace prooflab::gpu::bench {
+
+// n random G1 points of the prime-order subgroup (parallel chains of additions).
+std::vector<msm::G1AffineRaw> random_g1_points(std::size_t n, std::uint64_t seed);
+// n random scalars below r, canonical (8 words each).
+void random_scalars(std::uint32_t* out, std::size_t n, std::uint64_t seed);
+// Σ k_i·P_i on all host cores (core/msm), and whether it equals the device's XYZZ result.
+bool equals_cpu_msm(const std::vector<msm::G1AffineRaw>& bases, const std::uint32_t* scalars,
+                    std::size_t n, const msm::G1XyzzRaw& device_result, double* cpu_seconds);
+
+}  // namespace prooflab::gpu::bench

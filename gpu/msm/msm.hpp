@@ -1,0 +1,77 @@
+// G1 multi-scalar multiplication and batch addition on the device (issue 5): Pippenger with
+// signed window digits sorted by bucket on the GPU, bucket accumulation without atomics on
+// points, parallel bucket reduction, window sums combined on the host. docs/gpu.md, "MSM".
+//
+// C++17-clean (kernels and the .cu benchmark include it). Points use core's byte layout:
+// G1AffineRaw is curve::G1Affine (x, y in Montgomery form, (0, 0) = infinity), G1XyzzRaw is
+// curve::Xyzz<G1Curve> (X, Y, ZZ, ZZZ; ZZ = 0 = infinity); scalars are msm::Scalar
+// (canonical, little-endian, 8 × 32-bit words, < r). gpu/msm/msm_host.hpp converts.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/memory/device_allocator.hpp"
+
+namespace prooflab::gpu::msm {
+
+struct G1AffineRaw {
+  std::uint32_t x[12], y[12];
+};
+struct G1XyzzRaw {
+  std::uint32_t x[12], y[12], zz[12], zzz[12];
+};
+static_assert(sizeof(G1AffineRaw) == 96 && sizeof(G1XyzzRaw) == 192, "core's layouts");
+
+struct MsmOptions {
+  unsigned window_bits = 0;       // c; 0 = chosen from n (plan_window_bits)
+  unsigned entries_per_thread = 0;  // bucket-accumulation chunk; 0 = chosen from the work
+  unsigned accumulate_min_blocks = 0;  // register cap of the accumulation kernel; 0 = default
+};
+
+// What one call did, for the benchmark and the TIMELINE's sub-stages.
+struct MsmShape {
+  unsigned window_bits = 0, windows = 0;
+  std::size_t buckets = 0;         // per window (2^(c-1))
+  std::size_t entries = 0;         // n × windows digit entries sorted
+  std::size_t chunks = 0;          // accumulation threads
+  std::size_t scratch_bytes = 0;   // device memory taken from the allocator
+  // Time per phase (CUDA events; host time for the last), filled when a shape is asked for:
+  // digits, sort, accumulate (incl. the bucket memset), fixup, reduce, window sums + copy,
+  // host combine.
+  static constexpr int kPhases = 7;
+  static constexpr const char* kPhaseNames[kPhases] = {"digits", "sort", "accumulate", "fixup",
+                                                       "reduce", "window_sums", "combine"};
+  double phase_ms[kPhases] = {};
+};
+
+// The window width used for n points (c with ceil(256/c) windows; larger for larger n).
+unsigned plan_window_bits(std::size_t n);
+// Device bytes one call for n points needs beyond bases and scalars.
+std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts = {});
+
+class Msm {
+ public:
+  explicit Msm(memory::DeviceAllocator& alloc) : alloc_(alloc) {}
+
+  // Σ scalars[i]·bases[i] over n device-resident points and scalars. Scratch comes from the
+  // allocator under `stage` (DeviceOutOfMemory names it); the call synchronises `stream` to
+  // return the sum to the host.
+  G1XyzzRaw run(const G1AffineRaw* d_bases, const std::uint32_t* d_scalars, std::size_t n,
+                cudaStream_t stream, const MsmOptions& opts = {}, const char* stage = "msm",
+                MsmShape* shape = nullptr);
+
+  // Σ bases[i] over the bits set in d_bitmap (n bits, little-endian 64-bit words): the
+  // reference's batch addition for scalars equal to one. Synchronises `stream`.
+  G1XyzzRaw sum_selected(const G1AffineRaw* d_bases, const std::uint64_t* d_bitmap, std::size_t n,
+                         cudaStream_t stream, const char* stage = "batch_add");
+
+  memory::DeviceAllocator& allocator() const { return alloc_; }
+
+ private:
+  memory::DeviceAllocator& alloc_;
+};
+
+}  // namespace prooflab::gpu::msm

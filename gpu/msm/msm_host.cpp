@@ -1,0 +1,90 @@
+#include "gpu/msm/msm_host.hpp"
+
+#include <cstring>
+
+#include "gpu/cuda_check.hpp"
+
+namespace prooflab::gpu::msm {
+namespace {
+
+template <class T>
+memory::DeviceBuffer<T> upload(memory::DeviceAllocator& alloc, std::span<const T> host,
+                               cudaStream_t stream, const char* stage) {
+  memory::DeviceBuffer<T> buf(alloc, host.empty() ? 1 : host.size(), stream, stage);
+  if (!host.empty())
+    check_cuda(cudaMemcpyAsync(buf.get(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice,
+                               stream),
+               "cudaMemcpyAsync(msm upload)");
+  return buf;
+}
+
+}  // namespace
+
+curve::Xyzz<curve::G1Curve> to_core(const G1XyzzRaw& p) {
+  curve::Xyzz<curve::G1Curve> x;
+  static_assert(sizeof x == sizeof p);
+  std::memcpy(&x, &p, sizeof x);
+  return x;
+}
+
+G1XyzzRaw to_raw(const curve::Xyzz<curve::G1Curve>& p) {
+  G1XyzzRaw r;
+  std::memcpy(&r, &p, sizeof r);
+  return r;
+}
+
+curve::G1Jacobian to_jacobian(const G1XyzzRaw& p) { return to_core(p).to_jacobian(); }
+
+curve::Xyzz<curve::G1Curve> combine_windows(std::span<const G1XyzzRaw> sums, unsigned c) {
+  auto acc = curve::Xyzz<curve::G1Curve>::infinity();
+  for (std::size_t w = sums.size(); w-- > 0;) {
+    for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
+    acc = acc.add(to_core(sums[w]));
+  }
+  return acc;
+}
+
+DeviceBases::DeviceBases(memory::DeviceAllocator& alloc, std::span<const curve::G1Affine> points,
+                         cudaStream_t stream, const char* stage)
+    : buf_(alloc, points.empty() ? 1 : points.size(), stream, stage) {
+  static_assert(sizeof(curve::G1Affine) == sizeof(G1AffineRaw));
+  if (!points.empty())
+    check_cuda(cudaMemcpyAsync(buf_.get(), points.data(), points.size_bytes(),
+                               cudaMemcpyHostToDevice, stream),
+               "cudaMemcpyAsync(msm bases)");
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(msm bases)");
+  count_ = points.size();
+}
+
+curve::G1Jacobian msm(Msm& engine, const G1AffineRaw* d_bases,
+                      std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
+                      const MsmOptions& opts, const char* stage) {
+  static_assert(sizeof(prooflab::msm::Scalar) == 32);
+  auto d_scalars = upload(engine.allocator(), scalars, stream, stage);
+  return to_jacobian(engine.run(d_bases, reinterpret_cast<const std::uint32_t*>(d_scalars.get()),
+                                scalars.size(), stream, opts, stage));
+}
+
+curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,
+                                std::span<const curve::G1Affine> bases,
+                                std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
+                                const MsmOptions& opts) {
+  if (bases.size() != scalars.size())
+    throw std::invalid_argument("gpu msm: " + std::to_string(bases.size()) + " bases and " +
+                                std::to_string(scalars.size()) + " scalars");
+  DeviceBases d(alloc, bases, stream);
+  Msm engine(alloc);
+  return msm(engine, d.data(), scalars, stream, opts);
+}
+
+curve::G1Jacobian sum_selected(Msm& engine, const G1AffineRaw* d_bases, std::size_t n,
+                               std::span<const std::uint64_t> bitmap, cudaStream_t stream,
+                               const char* stage) {
+  if (bitmap.size() * 64 < n)
+    throw std::invalid_argument("gpu batch_add: bitmap of " + std::to_string(bitmap.size()) +
+                                " words for " + std::to_string(n) + " bases");
+  auto d_bitmap = upload(engine.allocator(), bitmap, stream, stage);
+  return to_jacobian(engine.sum_selected(d_bases, d_bitmap.get(), n, stream, stage));
+}
+
+}  // namespace prooflab::gpu::msm

@@ -1,0 +1,49 @@
+// C++20 convenience over gpu/msm/msm.hpp: core types in, core types out (tests, the CUDA
+// engine backend). Each call uploads what it is given and synchronises the stream.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/curve/g1.hpp"
+#include "core/curve/xyzz.hpp"
+#include "core/msm/msm.hpp"
+#include "gpu/memory/device_allocator.hpp"
+#include "gpu/msm/msm.hpp"
+
+namespace prooflab::gpu::msm {
+
+curve::G1Jacobian to_jacobian(const G1XyzzRaw& p);
+curve::Xyzz<curve::G1Curve> to_core(const G1XyzzRaw& p);
+G1XyzzRaw to_raw(const curve::Xyzz<curve::G1Curve>& p);
+// Σ_w 2^(c·w)·sums[w] by Horner's rule (W·c doublings on the CPU): the last step of the MSM.
+curve::Xyzz<curve::G1Curve> combine_windows(std::span<const G1XyzzRaw> sums, unsigned c);
+
+// Points uploaded once and kept on the device (a proving key's query).
+class DeviceBases {
+ public:
+  DeviceBases(memory::DeviceAllocator& alloc, std::span<const curve::G1Affine> points,
+              cudaStream_t stream, const char* stage = "bases");
+  const G1AffineRaw* data() const { return buf_.get(); }
+  std::size_t size() const { return count_; }
+
+ private:
+  memory::DeviceBuffer<G1AffineRaw> buf_;
+  std::size_t count_ = 0;
+};
+
+// Σ scalars[i]·bases[i]; scalars are uploaded from host memory on every call.
+curve::G1Jacobian msm(Msm& engine, const G1AffineRaw* d_bases,
+                      std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
+                      const MsmOptions& opts = {}, const char* stage = "msm");
+// Both uploaded, for tests.
+curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,
+                                std::span<const curve::G1Affine> bases,
+                                std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
+                                const MsmOptions& opts = {});
+// Σ of the bases whose bit is set (core's QueryPlan::ones layout); the bitmap is uploaded.
+curve::G1Jacobian sum_selected(Msm& engine, const G1AffineRaw* d_bases, std::size_t n,
+                               std::span<const std::uint64_t> bitmap, cudaStream_t stream,
+                               const char* stage = "batch_add");
+
+}  // namespace prooflab::gpu::msm

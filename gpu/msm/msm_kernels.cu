@@ -1,0 +1,136 @@
+#include "gpu/msm/msm_kernels.hpp"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <stdexcept>
+
+#include "gpu/cuda_check.hpp"
+
+namespace prooflab::gpu::msm::kernels {
+namespace {
+
+constexpr unsigned kThreads = 128;
+
+unsigned grid_for(std::size_t threads) {
+  return static_cast<unsigned>((threads + kThreads - 1) / kThreads);
+}
+
+__global__ void digits_kernel(DigitPlan plan, const std::uint32_t* scalars, std::size_t n,
+                              std::uint32_t* keys, std::uint32_t* vals) {
+  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (i < n) make_digits(plan, scalars + 8 * i, static_cast<std::uint32_t>(i), n, keys, vals);
+}
+
+// MinBlocks caps the registers (65536 / (kThreads · MinBlocks)) for more resident warps:
+// the multiplication chains are latency-bound at 3 blocks per SM (170 registers, no cap).
+template <int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks)
+    accumulate_kernel(ChunkArgs args, std::size_t chunks) {
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (t < chunks) accumulate_chunk(args, t);
+}
+
+__global__ void __launch_bounds__(kThreads) fixup_kernel(ChunkArgs args, std::size_t chunks) {
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (t < chunks) fixup_chunk(args, t);
+}
+
+__global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs args, std::size_t threads) {
+  const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (g < threads) reduce_segment(args, g);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    sum_points_kernel(const Xyzz32* in, std::size_t count, std::size_t per_block, Xyzz32* out) {
+  __shared__ Xyzz32 sh[kThreads];
+  const std::size_t begin = blockIdx.x * per_block;
+  const std::size_t end = begin + per_block < count ? begin + per_block : count;
+  Xyzz32 acc = Xyzz32::infinity();
+  for (std::size_t i = begin + threadIdx.x; i < end; i += kThreads) acc.add(in[i]);
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (unsigned s = kThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) {
+      Xyzz32 v = sh[threadIdx.x];
+      v.add(sh[threadIdx.x + s]);
+      sh[threadIdx.x] = v;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    bitmap_sum_kernel(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
+                      std::size_t words_per_thread, std::size_t threads, Xyzz32* out) {
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (t >= threads) return;
+  const std::size_t words = (n + 63) / 64;
+  const std::size_t first = t * words_per_thread;
+  const std::size_t last = first + words_per_thread < words ? first + words_per_thread : words;
+  out[t] = first < last ? sum_bitmap_range(bases, bitmap, n, first, last) : Xyzz32::infinity();
+}
+
+}  // namespace
+
+void digits(const DigitPlan& plan, const std::uint32_t* scalars, std::size_t n, std::uint32_t* keys,
+            std::uint32_t* vals, cudaStream_t stream) {
+  digits_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(plan, scalars, n, keys,
+                                                                           vals);
+  check_launch("msm digits_kernel");
+}
+
+std::size_t sort_temp_bytes(std::size_t entries, int end_bit) {
+  cub::DoubleBuffer<std::uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
+  std::size_t bytes = 0;
+  check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, static_cast<int>(entries), 0,
+                                             end_bit),
+             "cub::DeviceRadixSort::SortPairs (temp size)");
+  return bytes;
+}
+
+int sort_pairs(std::uint32_t* keys0, std::uint32_t* keys1, std::uint32_t* vals0, std::uint32_t* vals1,
+               std::size_t entries, int end_bit, void* temp, std::size_t temp_bytes,
+               cudaStream_t stream) {
+  cub::DoubleBuffer<std::uint32_t> k(keys0, keys1), v(vals0, vals1);
+  check_cuda(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, static_cast<int>(entries), 0,
+                                             end_bit, stream),
+             "cub::DeviceRadixSort::SortPairs");
+  return k.selector;
+}
+
+void accumulate(const ChunkArgs& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream) {
+  switch (min_blocks) {
+    case 1: accumulate_kernel<1><<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks); break;
+    case 3: accumulate_kernel<3><<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks); break;
+    case 4: accumulate_kernel<4><<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks); break;
+    case 5: accumulate_kernel<5><<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks); break;
+    default: throw std::invalid_argument("gpu msm: accumulate min_blocks must be 1, 3, 4 or 5");
+  }
+  check_launch("msm accumulate_kernel");
+}
+
+void fixup(const ChunkArgs& args, std::size_t chunks, cudaStream_t stream) {
+  fixup_kernel<<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks);
+  check_launch("msm fixup_kernel");
+}
+
+void reduce(const ReduceArgs& args, std::size_t threads, cudaStream_t stream) {
+  reduce_kernel<<<grid_for(threads), kThreads, 0, stream>>>(args, threads);
+  check_launch("msm reduce_kernel");
+}
+
+void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
+                Xyzz32* out, cudaStream_t stream) {
+  sum_points_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, count, per_block,
+                                                                           out);
+  check_launch("msm sum_points_kernel");
+}
+
+void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
+                std::size_t words_per_thread, std::size_t threads, Xyzz32* out, cudaStream_t stream) {
+  bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, words_per_thread,
+                                                               threads, out);
+  check_launch("msm bitmap_sum_kernel");
+}
+
+}  // namespace prooflab::gpu::msm::kernels

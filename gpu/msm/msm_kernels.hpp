@@ -1,0 +1,35 @@
+// Launchers of the MSM phases (pippenger.cuh) on a stream; msm.cpp sequences them. C++17.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/msm/pippenger.cuh"
+
+namespace prooflab::gpu::msm::kernels {
+
+void digits(const DigitPlan& plan, const std::uint32_t* scalars, std::size_t n, std::uint32_t* keys,
+            std::uint32_t* vals, cudaStream_t stream);
+
+// Device scratch bytes the radix sort of `entries` pairs needs.
+std::size_t sort_temp_bytes(std::size_t entries, int end_bit);
+// Sorts (keys, vals) by key bits [0, end_bit) between the two buffers of each pair; returns
+// 0 when the result is in keys0/vals0, 1 when in keys1/vals1.
+int sort_pairs(std::uint32_t* keys0, std::uint32_t* keys1, std::uint32_t* vals0, std::uint32_t* vals1,
+               std::size_t entries, int end_bit, void* temp, std::size_t temp_bytes,
+               cudaStream_t stream);
+
+// min_blocks: resident 128-thread blocks per SM the compiler must allow (1, 3, 4 or 5).
+void accumulate(const ChunkArgs& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream);
+void fixup(const ChunkArgs& args, std::size_t chunks, cudaStream_t stream);
+void reduce(const ReduceArgs& args, std::size_t threads, cudaStream_t stream);
+// out[b] = Σ in[b·per_block, min(count, (b+1)·per_block)) for b < blocks.
+void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
+                Xyzz32* out, cudaStream_t stream);
+// out[t] = Σ of the selected bases of bitmap words [t·words_per_thread, …).
+void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
+                std::size_t words_per_thread, std::size_t threads, Xyzz32* out, cudaStream_t stream);
+
+}  // namespace prooflab::gpu::msm::kernels

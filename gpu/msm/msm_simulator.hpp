@@ -1,0 +1,72 @@
+// Runs the device MSM's phases (pippenger.cuh) on the host, thread after thread, with the
+// kernels' own per-thread functions and the field arithmetic's emulated carry chain; the sort
+// is std::stable_sort. Tests use it to check digits, chunk boundaries, the fix-up, the
+// segmented reduction and the plan against core/msm without a GPU. It cannot see races
+// (compute-sanitizer's racecheck covers those on the device). Slow: small n only.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include "gpu/msm/msm_host.hpp"
+#include "gpu/msm/plan.hpp"
+
+namespace prooflab::gpu::msm {
+
+inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
+                                      std::span<const prooflab::msm::Scalar> scalars,
+                                      const MsmOptions& opts = {}) {
+  const std::size_t n = scalars.size();
+  if (n == 0) return curve::G1Jacobian::infinity();
+  const RunPlan p = make_run_plan(n, opts);
+  std::vector<std::uint32_t> keys(p.entries), vals(p.entries);
+  for (std::size_t i = 0; i < n; ++i)
+    make_digits(p.digits, reinterpret_cast<const std::uint32_t*>(&scalars[i]),
+                static_cast<std::uint32_t>(i), n, keys.data(), vals.data());
+  std::vector<std::size_t> order(p.entries);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return keys[a] < keys[b]; });
+  std::vector<std::uint32_t> sk(p.entries), sv(p.entries);
+  for (std::size_t i = 0; i < p.entries; ++i) {
+    sk[i] = keys[order[i]];
+    sv[i] = vals[order[i]];
+  }
+  std::vector<Xyzz32> buckets(p.bucket_count()), heads(p.chunks), tails(p.chunks);
+  std::memset(buckets.data(), 0, buckets.size() * sizeof(Xyzz32));  // as cudaMemsetAsync does
+  ChunkArgs ca{};
+  ca.keys = sk.data();
+  ca.vals = sv.data();
+  ca.bases = reinterpret_cast<const Affine32*>(bases.data());
+  ca.entries = p.entries;
+  ca.chunk = static_cast<std::uint32_t>(p.chunk);
+  ca.sentinel = p.digits.sentinel();
+  ca.buckets = buckets.data();
+  ca.heads = heads.data();
+  ca.tails = tails.data();
+  for (std::size_t t = 0; t < p.chunks; ++t) accumulate_chunk(ca, t);
+  for (std::size_t t = 0; t < p.chunks; ++t) fixup_chunk(ca, t);
+  std::vector<Xyzz32> segs(p.reduce_threads());
+  const ReduceArgs ra{buckets.data(), p.digits.buckets, p.segment, p.segments, segs.data()};
+  for (std::size_t g = 0; g < p.reduce_threads(); ++g) reduce_segment(ra, g);
+  std::vector<G1XyzzRaw> sums(p.digits.windows);
+  for (std::uint32_t w = 0; w < p.digits.windows; ++w) {
+    Xyzz32 acc = Xyzz32::infinity();
+    for (std::uint32_t j = 0; j < p.segments; ++j) acc.add(segs[std::size_t{w} * p.segments + j]);
+    std::memcpy(&sums[w], &acc, sizeof acc);
+  }
+  return combine_windows(sums, p.digits.c).to_jacobian();
+}
+
+inline curve::G1Jacobian simulate_sum_selected(std::span<const curve::G1Affine> bases,
+                                               std::span<const std::uint64_t> bitmap) {
+  const Xyzz32 s = sum_bitmap_range(reinterpret_cast<const Affine32*>(bases.data()), bitmap.data(),
+                                    bases.size(), 0, bitmap.size());
+  G1XyzzRaw r;
+  std::memcpy(&r, &s, sizeof r);
+  return to_jacobian(r);
+}
+
+}  // namespace prooflab::gpu::msm

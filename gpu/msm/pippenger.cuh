@@ -1,0 +1,181 @@
+// The phases of the device Pippenger MSM as per-thread functions, shared by the kernels
+// (msm_kernels.cu) and the host simulator (msm_simulator.hpp), which runs the very same code
+// thread by thread so the decomposition is tested without a GPU.
+//
+//  1. digits:      scalar i → W signed c-bit digits d_w in [−2^(c−1)+1, 2^(c−1)];
+//                  entry (key = w·B + |d_w| − 1, value = i | sign << 31), B = 2^(c−1);
+//                  a zero digit gets the sentinel key W·B, which sorts last.
+//  2. sort:        entries by key (CUB radix sort on the device, std::stable_sort here):
+//                  every bucket's points become one contiguous run.
+//  3. accumulate:  thread t sums the runs inside its chunk [t·K, t·K + K) into XYZZ. A run
+//                  wholly inside the chunk is written to its bucket; the run the chunk starts
+//                  in the middle of goes to heads[t], the one it ends in the middle of to
+//                  tails[t]. No two threads write one bucket, so no atomics on points.
+//  4. fix-up:      the thread whose chunk starts a run that crosses its end adds the heads of
+//                  the following chunks the run covers and writes the bucket.
+//  5. reduce:      bucket magnitudes [lo, lo + L) of window w per thread:
+//                  Σ m·S_m = Σ (m − lo + 1)·S_m + (lo − 1)·Σ S_m, by running sums.
+//  6. window sums: one block per window adds its segments (sum_points); the host combines
+//                  the W window sums by Horner's rule (c doublings per window).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/msm/xyzz.cuh"
+
+namespace prooflab::gpu::msm {
+
+constexpr std::uint32_t kNegBit = 0x80000000u;
+
+struct DigitPlan {
+  std::uint32_t c = 0;        // window bits
+  std::uint32_t windows = 0;  // W = ceil(256 / c): W·c ≥ 256 absorbs the last carry (s < 2^255)
+  std::uint32_t buckets = 0;  // B = 2^(c−1) per window
+  PROOFLAB_HDI std::uint32_t sentinel() const { return windows * buckets; }
+};
+
+PROOFLAB_HDI DigitPlan make_digit_plan(std::uint32_t c) {
+  DigitPlan p;
+  p.c = c;
+  p.windows = (256 + c - 1) / c;
+  p.buckets = 1u << (c - 1);
+  return p;
+}
+
+// Bits [pos, pos + c) of a 256-bit little-endian scalar (zero past bit 255), c ≤ 31.
+PROOFLAB_HDI std::uint32_t scalar_bits(const std::uint32_t* s, std::uint32_t pos, std::uint32_t c) {
+  const std::uint32_t limb = pos >> 5, shift = pos & 31;
+  if (limb >= 8) return 0;
+  std::uint64_t w = s[limb];
+  if (limb + 1 < 8) w |= std::uint64_t{s[limb + 1]} << 32;
+  return static_cast<std::uint32_t>(w >> shift) & ((1u << c) - 1);
+}
+
+// Phase 1 for scalar i: writes entry (w, i) at keys[w·n + i] / vals[w·n + i].
+PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar, std::uint32_t i,
+                              std::size_t n, std::uint32_t* keys, std::uint32_t* vals) {
+  std::uint32_t s[8];
+  PROOFLAB_UNROLL for (int j = 0; j < 8; ++j) s[j] = scalar[j];
+  std::uint32_t carry = 0;
+  const std::uint32_t half = plan.buckets, full = 2 * plan.buckets;
+  for (std::uint32_t w = 0; w < plan.windows; ++w) {
+    const std::uint32_t raw = scalar_bits(s, w * plan.c, plan.c) + carry;  // ≤ 2^c
+    std::uint32_t mag, neg;
+    if (raw > half) {  // digit raw − 2^c < 0, borrow from the next window
+      mag = full - raw;
+      neg = kNegBit;
+      carry = 1;
+    } else {
+      mag = raw;
+      neg = 0;
+      carry = 0;
+    }
+    const std::size_t at = w * n + i;
+    keys[at] = mag == 0 ? plan.sentinel() : w * plan.buckets + (mag - 1);
+    vals[at] = i | neg;
+  }
+}
+
+struct ChunkArgs {
+  const std::uint32_t* keys;  // sorted
+  const std::uint32_t* vals;
+  const Affine32* bases;
+  std::size_t entries;  // N
+  std::uint32_t chunk;  // K
+  std::uint32_t sentinel;
+  Xyzz32* buckets;  // W·B, written only where a run ends
+  Xyzz32* heads;    // per chunk
+  Xyzz32* tails;    // per chunk
+};
+
+PROOFLAB_HDI Affine32 load_signed(const ChunkArgs& a, std::uint32_t v) {
+  return negate_if(a.bases[v & ~kNegBit], (v & kNegBit) != 0);
+}
+
+// Phase 3 for chunk t.
+PROOFLAB_HDI void accumulate_chunk(const ChunkArgs& a, std::size_t t) {
+  const std::size_t s = t * a.chunk;
+  if (s >= a.entries) return;
+  const std::size_t e = s + a.chunk < a.entries ? s + a.chunk : a.entries;
+  std::size_t i = s;
+  while (i < e) {
+    const std::uint32_t key = a.keys[i];
+    if (key == a.sentinel) break;  // zero digits: the rest of the array
+    Xyzz32 acc = Xyzz32::infinity();
+    std::size_t j = i;
+    for (; j < e && a.keys[j] == key; ++j) acc.add_mixed(load_signed(a, a.vals[j]));
+    const bool starts_before = i == s && s > 0 && a.keys[s - 1] == key;
+    const bool continues_after = j == e && e < a.entries && a.keys[e] == key;
+    if (starts_before)
+      a.heads[t] = acc;
+    else if (continues_after)
+      a.tails[t] = acc;
+    else
+      a.buckets[key] = acc;
+    i = j;
+  }
+}
+
+// Phase 4 for chunk t: completes the run that starts in chunk t and crosses its end.
+PROOFLAB_HDI void fixup_chunk(const ChunkArgs& a, std::size_t t) {
+  const std::size_t s = t * a.chunk;
+  if (s >= a.entries) return;
+  const std::size_t e = s + a.chunk < a.entries ? s + a.chunk : a.entries;
+  const std::uint32_t key = a.keys[e - 1];
+  if (key == a.sentinel || e >= a.entries || a.keys[e] != key) return;
+  // A run that also covers this chunk's start began earlier: its owner is further left.
+  if (a.keys[s] == key && s > 0 && a.keys[s - 1] == key) return;
+  Xyzz32 acc = a.tails[t];
+  for (std::size_t u = t + 1;; ++u) {
+    acc.add(a.heads[u]);
+    const std::size_t eu = (u + 1) * a.chunk;
+    if (eu >= a.entries || a.keys[eu] != key) break;  // the run ends inside chunk u
+  }
+  a.buckets[key] = acc;
+}
+
+struct ReduceArgs {
+  const Xyzz32* buckets;  // W·B
+  std::uint32_t buckets_per_window;
+  std::uint32_t segment;   // L
+  std::uint32_t segments;  // S = B / L per window
+  Xyzz32* out;             // W·S
+};
+
+// Phase 5 for thread g = w·S + j: Σ_m m·bucket_m over magnitudes m in the segment.
+PROOFLAB_HDI void reduce_segment(const ReduceArgs& a, std::size_t g) {
+  const std::size_t w = g / a.segments, j = g % a.segments;
+  const std::uint32_t lo = static_cast<std::uint32_t>(j) * a.segment;  // bucket index lo ↔ m = lo + 1
+  const Xyzz32* b = a.buckets + w * a.buckets_per_window;
+  Xyzz32 running = Xyzz32::infinity(), acc = Xyzz32::infinity();
+  for (std::uint32_t k = a.segment; k-- > 0;) {
+    running.add(b[lo + k]);
+    acc.add(running);
+  }
+  if (lo > 0) acc.add(running.times(lo));
+  a.out[g] = acc;
+}
+
+// Σ bases[i] over the set bits of words [first_word, last_word) of the bitmap.
+PROOFLAB_HDI Xyzz32 sum_bitmap_range(const Affine32* bases, const std::uint64_t* bitmap,
+                                     std::size_t n, std::size_t first_word, std::size_t last_word) {
+  Xyzz32 acc = Xyzz32::infinity();
+  for (std::size_t wi = first_word; wi < last_word; ++wi) {
+    std::uint64_t bits = bitmap[wi];
+    while (bits) {
+      int b = 0;
+#if defined(__CUDA_ARCH__)
+      b = __ffsll(static_cast<long long>(bits)) - 1;
+#else
+      b = __builtin_ctzll(bits);
+#endif
+      bits &= bits - 1;
+      const std::size_t i = wi * 64 + static_cast<std::size_t>(b);
+      if (i < n) acc.add_mixed(bases[i]);
+    }
+  }
+  return acc;
+}
+
+}  // namespace prooflab::gpu::msm

@@ -1,0 +1,92 @@
+#include "gpu/msm/plan.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "gpu/msm/msm_kernels.hpp"
+
+namespace prooflab::gpu::msm {
+namespace {
+
+// Accumulation threads to aim for: ~4 waves of 128-thread blocks, a few resident per SM.
+constexpr std::size_t kTargetChunks = std::size_t{1} << 18;
+constexpr std::size_t kMinChunk = 16;
+// Reduction threads to aim for, and the least segment (its (lo − 1)·R costs ~2c point ops).
+constexpr std::size_t kTargetReduceThreads = std::size_t{1} << 16;
+constexpr std::uint32_t kMinSegment = 32;
+// Per bucket, in mixed additions of throughput: the running-sum step of the reduction (two
+// full additions, ~3) and the accumulation's per-run overhead (start, divergent end, the
+// 192-byte write: ~7.6). Fitted to the H200's accumulate + reduce times at 2^24 for c = 19
+// and c = 20 (2026-11-30: 154.5 + 6.6 ms and 158.5 + 12.0 ms).
+constexpr double kBucketCost = 10.6;
+// One step of the fix-up's sequential walk (a full addition on one thread, latency-bound) in
+// mixed additions of throughput: 34.7 ms for 3,900 steps at 1.38 G additions/s, measured on
+// the H200 (2026-11-30, c = 18 at 2^24, whose top window has 3 bits).
+constexpr double kFixupStepCost = 12000;
+
+std::size_t chunk_for(std::size_t entries) {
+  return std::max(kMinChunk, (entries + kTargetChunks - 1) / kTargetChunks);
+}
+
+}  // namespace
+
+unsigned plan_window_bits(std::size_t n) {
+  unsigned best = kMinWindowBits;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (unsigned c = kMinWindowBits; c <= kMaxAutoWindowBits; ++c) {
+    const auto p = make_digit_plan(c);
+    // The top window holds bits [c·(W−1), 255): with few of them its digits crowd into a few
+    // buckets, whose runs span many chunks and are finished by one fix-up thread each.
+    const int top_bits = std::max(1, 255 - static_cast<int>(c * (p.windows - 1)));
+    const double top_bucket = static_cast<double>(n) / std::ldexp(1.0, top_bits - 1);
+    const double walk = top_bucket / static_cast<double>(chunk_for(n * p.windows));
+    const double cost = static_cast<double>(n) * p.windows + kBucketCost * p.windows * p.buckets +
+                        kFixupStepCost * walk;
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+RunPlan make_run_plan(std::size_t n, const MsmOptions& opts) {
+  const unsigned c = opts.window_bits ? opts.window_bits : plan_window_bits(n);
+  if (c < kMinWindowBits || c > kMaxWindowBits)
+    throw std::invalid_argument("gpu msm: window_bits " + std::to_string(c) + " outside [" +
+                                std::to_string(kMinWindowBits) + ", " +
+                                std::to_string(kMaxWindowBits) + "]");
+  RunPlan r;
+  r.digits = make_digit_plan(c);
+  r.n = n;
+  r.entries = n * r.digits.windows;
+  if (n >= (std::size_t{1} << 31) || r.entries >= (std::size_t{1} << 31))
+    throw std::invalid_argument("gpu msm: " + std::to_string(n) + " points × " +
+                                std::to_string(r.digits.windows) +
+                                " windows exceed the sort's 2^31 entries");
+  r.chunk = opts.entries_per_thread ? opts.entries_per_thread : chunk_for(r.entries);
+  r.chunks = (r.entries + r.chunk - 1) / r.chunk;
+  const std::size_t want =
+      (r.bucket_count() + kTargetReduceThreads - 1) / kTargetReduceThreads;
+  r.segment = static_cast<std::uint32_t>(
+      std::min<std::size_t>(r.digits.buckets, std::max<std::size_t>(kMinSegment, std::bit_ceil(want))));
+  r.segments = r.digits.buckets / r.segment;
+  r.end_bit = std::bit_width(r.digits.sentinel());
+  r.accumulate_min_blocks =
+      opts.accumulate_min_blocks ? opts.accumulate_min_blocks : kDefaultAccumulateMinBlocks;
+  return r;
+}
+
+std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts) {
+  if (n == 0) return 0;
+  const auto p = make_run_plan(n, opts);
+  const std::size_t point = sizeof(Xyzz32);
+  return 4 * p.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(p.entries, p.end_bit) +
+         (p.bucket_count() + 2 * p.chunks + p.reduce_threads() + p.digits.windows) * point;
+}
+
+}  // namespace prooflab::gpu::msm

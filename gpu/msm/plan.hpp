@@ -1,0 +1,34 @@
+// The shape of one device MSM: window width, digit entries, accumulation chunks, reduction
+// segments, and the scratch they take. Shared by Msm::run, scratch_bytes and the simulator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/msm/msm.hpp"
+#include "gpu/msm/pippenger.cuh"
+
+namespace prooflab::gpu::msm {
+
+struct RunPlan {
+  DigitPlan digits;
+  std::size_t n = 0;
+  std::size_t entries = 0;   // n·W
+  std::size_t chunk = 0;     // K entries per accumulation thread
+  std::size_t chunks = 0;    // ceil(entries / K)
+  std::uint32_t segment = 0;   // L buckets per reduction thread
+  std::uint32_t segments = 0;  // S = B / L per window
+  int end_bit = 0;           // key bits the sort looks at (the sentinel W·B included)
+  unsigned accumulate_min_blocks = 0;
+
+  std::size_t reduce_threads() const { return std::size_t{digits.windows} * segments; }
+  std::size_t bucket_count() const { return std::size_t{digits.windows} * digits.buckets; }
+};
+
+constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 24, kMaxAutoWindowBits = 20;
+constexpr unsigned kDefaultAccumulateMinBlocks = 3;
+
+// Throws std::invalid_argument for n ≥ 2^31 / W entries or a window outside [2, 24].
+RunPlan make_run_plan(std::size_t n, const MsmOptions& opts);
+
+}  // namespace prooflab::gpu::msm
