@@ -445,10 +445,14 @@ int main(int argc, char** argv) {
         for (unsigned k : sizes)
           if (k <= max_log) msm_case("msm", k, {}, k <= 22);
         if (!quick && 24 <= max_log) {
-          for (unsigned c : {19u, 20u})
+          // Window widths and the accumulation kernel's register cap around the defaults.
+          for (unsigned c : {16u, 19u, 20u})
             if (c != msm::plan_window_bits(nmax)) msm_case("msm_variant", 24, msm::MsmOptions{c, 0, 0}, false);
-          for (unsigned blocks : {1u, 4u, 5u})
+          for (unsigned blocks : {2u, 4u})
             msm_case("msm_variant", 24, msm::MsmOptions{0, 0, blocks}, false);
+          for (unsigned c : {16u, 19u})
+            if (c != msm::plan_window_bits(std::size_t{1} << 22))
+              msm_case("msm_variant", 22, msm::MsmOptions{c, 0, 0}, false);
         }
         {  // batch addition: half of the bits set, as the PoRep witness's ones
           const std::size_t n = nmax, words = (n + 63) / 64;

@@ -21,7 +21,7 @@ int sort_pairs(std::uint32_t* keys0, std::uint32_t* keys1, std::uint32_t* vals0,
                std::size_t entries, int end_bit, void* temp, std::size_t temp_bytes,
                cudaStream_t stream);
 
-// min_blocks: resident 128-thread blocks per SM the compiler must allow (1, 3, 4 or 5).
+// min_blocks: resident 128-thread blocks per SM the compiler must allow (2, 3 or 4).
 void accumulate(const ChunkArgs& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream);
 void fixup(const ChunkArgs& args, std::size_t chunks, cudaStream_t stream);
 void reduce(const ReduceArgs& args, std::size_t threads, cudaStream_t stream);

@@ -93,28 +93,40 @@ PROOFLAB_HDI Affine32 load_signed(const ChunkArgs& a, std::uint32_t v) {
   return negate_if(a.bases[v & ~kNegBit], (v & kNegBit) != 0);
 }
 
-// Phase 3 for chunk t.
+// Phase 3 for chunk t: one flat pass over the chunk's entries. (A nested loop per run was
+// 1.5-1.8x slower on the H200; loading the next point ahead of the addition was 3 % slower:
+// it costs registers and the 12 resident warps per SM already hide the load.)
 PROOFLAB_HDI void accumulate_chunk(const ChunkArgs& a, std::size_t t) {
   const std::size_t s = t * a.chunk;
   if (s >= a.entries) return;
   const std::size_t e = s + a.chunk < a.entries ? s + a.chunk : a.entries;
-  std::size_t i = s;
-  while (i < e) {
-    const std::uint32_t key = a.keys[i];
-    if (key == a.sentinel) break;  // zero digits: the rest of the array
-    Xyzz32 acc = Xyzz32::infinity();
-    std::size_t j = i;
-    for (; j < e && a.keys[j] == key; ++j) acc.add_mixed(load_signed(a, a.vals[j]));
-    const bool starts_before = i == s && s > 0 && a.keys[s - 1] == key;
-    const bool continues_after = j == e && e < a.entries && a.keys[e] == key;
+  std::uint32_t key = a.keys[s];
+  if (key == a.sentinel) return;  // zero digits: the rest of the array
+  std::size_t run_start = s;
+  Xyzz32 acc = Xyzz32::infinity();
+  // Writes the run [run_start, end) of `key`.
+  const auto finish = [&](std::size_t end) {
+    const bool starts_before = run_start == s && s > 0 && a.keys[s - 1] == key;
+    const bool continues_after = end == e && e < a.entries && a.keys[e] == key;
     if (starts_before)
       a.heads[t] = acc;
     else if (continues_after)
       a.tails[t] = acc;
     else
       a.buckets[key] = acc;
-    i = j;
+  };
+  for (std::size_t i = s; i < e; ++i) {
+    const std::uint32_t k = a.keys[i];
+    if (k != key) {
+      finish(i);
+      if (k == a.sentinel) return;
+      key = k;
+      run_start = i;
+      acc = Xyzz32::infinity();
+    }
+    acc.add_mixed(load_signed(a, a.vals[i]));
   }
+  finish(e);
 }
 
 // Phase 4 for chunk t: completes the run that starts in chunk t and crosses its end.

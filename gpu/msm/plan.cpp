@@ -18,15 +18,14 @@ constexpr std::size_t kMinChunk = 16;
 // Reduction threads to aim for, and the least segment (its (lo − 1)·R costs ~2c point ops).
 constexpr std::size_t kTargetReduceThreads = std::size_t{1} << 16;
 constexpr std::uint32_t kMinSegment = 32;
-// Per bucket, in mixed additions of throughput: the running-sum step of the reduction (two
-// full additions, ~3) and the accumulation's per-run overhead (start, divergent end, the
-// 192-byte write: ~7.6). Fitted to the H200's accumulate + reduce times at 2^24 for c = 19
-// and c = 20 (2026-11-30: 154.5 + 6.6 ms and 158.5 + 12.0 ms).
-constexpr double kBucketCost = 10.6;
-// One step of the fix-up's sequential walk (a full addition on one thread, latency-bound) in
-// mixed additions of throughput: 34.7 ms for 3,900 steps at 1.38 G additions/s, measured on
-// the H200 (2026-11-30, c = 18 at 2^24, whose top window has 3 bits).
-constexpr double kFixupStepCost = 12000;
+// Per bucket (window × magnitude), in mixed additions of throughput: the reduction's two full
+// additions and the accumulation's per-run work, net of what a wider window saves. Fitted to
+// the H200's totals at 2^24 for c = 19 and c = 20 (2026-11-30: 134.0 and 127.4 ms).
+constexpr double kBucketCost = 2.0;
+// One step of the fix-up's sequential walk (a full addition on one thread, latency-bound), in
+// mixed additions of throughput: 1.8 ms for 146 steps at 1.8 G additions/s (H200, c = 19 at
+// 2^24, whose top window has 8 bits), and 35 ms for 3,900 steps at c = 18.
+constexpr double kFixupStepCost = 25000;
 
 std::size_t chunk_for(std::size_t entries) {
   return std::max(kMinChunk, (entries + kTargetChunks - 1) / kTargetChunks);
