@@ -1,0 +1,476 @@
+#include "gpu/engine/cuda_backend.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <map>
+#include <new>
+#include <mutex>
+#include <span>
+#include <stdexcept>
+
+#include "core/engine/config.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/memory/device_allocator.hpp"
+#include "gpu/msm/msm.hpp"
+#include "gpu/msm/msm_host.hpp"
+#include "gpu/ntt/domain.hpp"
+#include "gpu/ntt/h.hpp"
+#include "gpu/ntt/plan.hpp"
+
+namespace prooflab::gpu::engine {
+
+using field::Fr32;  // gpu::field
+using memory::DeviceAllocator;
+using memory::DeviceBuffer;
+using memory::DeviceOutOfMemory;
+using prooflab::engine::OutOfDeviceMemory;
+
+static_assert(sizeof(::prooflab::field::Fr) == sizeof(Fr32), "CPU and device Fr share one layout");
+static_assert(sizeof(::prooflab::msm::Scalar) == sizeof(Fr32), "a canonical scalar is 32 bytes");
+static_assert(sizeof(curve::G1Affine) == sizeof(msm::G1AffineRaw), "core's affine G1 layout");
+
+namespace {
+
+constexpr std::uint64_t kFrBytes = sizeof(Fr32);
+constexpr std::uint64_t kAffineBytes = sizeof(msm::G1AffineRaw);
+
+// The calling thread's current device for the scope (the engine's threads serve every device).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    check_cuda(cudaGetDevice(&previous_), "cudaGetDevice");
+    if (previous_ != device) check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  }
+  // For destructors: never throws (a failure shows at the next checked call).
+  DeviceScope(int device, std::nothrow_t) {
+    if (cudaGetDevice(&previous_) != cudaSuccess || cudaSetDevice(device) != cudaSuccess)
+      cudaGetLastError();
+  }
+  ~DeviceScope() { cudaSetDevice(previous_); }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+// The allocator's error in the engine's terms: the engine fails the partition's job with it
+// (and the two-lock pre-staging falls back on it), exactly as with the CPU backend.
+OutOfDeviceMemory engine_oom(int device, const DeviceOutOfMemory& e) {
+  std::string stage = e.stage();
+  // Within the budget yet refused: the pool itself could not deliver (memory taken outside
+  // the allocator, by another process or by fragmentation). Say so; the numbers alone would
+  // look as if it fitted.
+  if (e.budget() >= e.requested() && e.budget() - e.requested() >= e.in_use())
+    stage += " (the CUDA memory pool could not deliver within the budget)";
+  return OutOfDeviceMemory(device, stage, e.requested(), e.in_use(), e.budget());
+}
+
+unsigned log2_exact(std::size_t n) {
+  unsigned k = 0;
+  while ((std::size_t{1} << k) < n) ++k;
+  return k;
+}
+
+std::int64_t micros_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
+      .count();
+}
+
+// What identifies a proving key across calls: its address, checked against its sizes and a
+// few of its points (a key freed and another allocated at the same address is not mistaken
+// for it).
+struct KeyId {
+  const groth16::ProvingKey* pk = nullptr;
+  std::size_t sizes[4] = {0, 0, 0, 0};
+  curve::G1Affine delta, probes[8];
+
+  static KeyId of(const groth16::ProvingKey& pk) {
+    KeyId id;
+    id.pk = &pk;
+    id.delta = pk.vk.delta_g1;
+    const std::vector<curve::G1Affine>* qs[4] = {&pk.h, &pk.l, &pk.a, &pk.b_g1};
+    for (int i = 0; i < 4; ++i) {
+      id.sizes[i] = qs[i]->size();
+      if (!qs[i]->empty()) {
+        id.probes[2 * i] = qs[i]->front();
+        id.probes[2 * i + 1] = qs[i]->back();
+      }
+    }
+    return id;
+  }
+  bool operator==(const KeyId& o) const {
+    if (pk != o.pk || !(delta == o.delta)) return false;
+    for (int i = 0; i < 4; ++i)
+      if (sizes[i] != o.sizes[i]) return false;
+    for (int i = 0; i < 8; ++i)
+      if (!(probes[i] == o.probes[i])) return false;
+    return true;
+  }
+};
+
+// A proving key's G1 queries resident on one device.
+struct ResidentKey {
+  KeyId id;
+  std::unique_ptr<msm::DeviceBases> h, l, a, b_g1;
+};
+
+// A stream with what runs on it: one GPU phase (or one upload) at a time.
+struct Lane {
+  cudaStream_t stream = nullptr;
+  std::unique_ptr<ntt::HComputer> h;
+  std::unique_ptr<msm::Msm> msm;
+
+  explicit Lane(DeviceAllocator& alloc) {
+    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate(lane)");
+    try {
+      h = std::make_unique<ntt::HComputer>(alloc);
+      msm = std::make_unique<msm::Msm>(alloc);
+    } catch (...) {
+      cudaStreamDestroy(stream);
+      throw;
+    }
+  }
+  ~Lane() {
+    h.reset();  // synchronises its side streams
+    if (stream) {
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    }
+  }
+  Lane(const Lane&) = delete;
+  Lane& operator=(const Lane&) = delete;
+};
+
+}  // namespace
+
+struct CudaBackend::Device {
+  int index = 0;
+  std::unique_ptr<DeviceAllocator> alloc;
+  // Uploads that stay (key, tables) and the frees of partition buffers: a stream no phase
+  // runs on, so a free there is reached at once and its block is reusable by any stream.
+  cudaStream_t service = nullptr;
+
+  std::mutex lanes_mu;
+  std::vector<std::unique_ptr<Lane>> idle_lanes;
+
+  std::mutex domains_mu;
+  std::map<unsigned, std::unique_ptr<ntt::Domain>> domains;
+
+  std::mutex key_mu;  // held while a key uploads: concurrent first calls wait for it
+  std::shared_ptr<ResidentKey> key;
+
+  ~Device() {
+    // Everything that frees into the allocator, then the allocator (which synchronises the
+    // device), in that order, on this device.
+    DeviceScope scope(index, std::nothrow);
+    key.reset();
+    domains.clear();
+    idle_lanes.clear();
+    if (service) {
+      cudaStreamSynchronize(service);
+      cudaStreamDestroy(service);
+    }
+    alloc.reset();
+  }
+};
+
+namespace {
+
+// A lane taken from the device's pool for one call, returned with nothing in flight.
+class LaneLease {
+ public:
+  explicit LaneLease(CudaBackend::Device& d) : d_(d), exceptions_(std::uncaught_exceptions()) {
+    {
+      std::lock_guard lock(d_.lanes_mu);
+      if (!d_.idle_lanes.empty()) {
+        lane_ = std::move(d_.idle_lanes.back());
+        d_.idle_lanes.pop_back();
+      }
+    }
+    if (!lane_) lane_ = std::make_unique<Lane>(*d_.alloc);
+  }
+  ~LaneLease() {
+    if (std::uncaught_exceptions() > exceptions_) {
+      // A call that failed midway (e.g. H's scratch over the budget after one chain was
+      // queued) may have left work on the HComputer's side streams that reads the
+      // partition's buffers, which the engine is about to free: wait for all of it.
+      cudaDeviceSynchronize();
+    } else {
+      cudaStreamSynchronize(lane_->stream);
+    }
+    cudaGetLastError();
+    std::lock_guard lock(d_.lanes_mu);
+    d_.idle_lanes.push_back(std::move(lane_));
+  }
+  LaneLease(const LaneLease&) = delete;
+  LaneLease& operator=(const LaneLease&) = delete;
+  Lane* operator->() const { return lane_.get(); }
+  Lane& operator*() const { return *lane_; }
+
+ private:
+  CudaBackend::Device& d_;
+  int exceptions_;
+  std::unique_ptr<Lane> lane_;
+};
+
+// A partition's a, b, c on one device.
+class CudaDeviceBuffers final : public prooflab::engine::DeviceBuffers {
+ public:
+  CudaDeviceBuffers(int device, std::size_t n) : device_(device), n_(n) {}
+  ~CudaDeviceBuffers() override {
+    // Freed on the device's service stream: every use (the upload, the phase) was
+    // synchronised by the host before, so the blocks are reusable at once.
+    DeviceScope scope(device_, std::nothrow);
+    a.reset();
+    b.reset();
+    c.reset();
+  }
+  std::uint64_t bytes() const override { return 3 * kFrBytes * n_; }
+  int device() const { return device_; }
+  std::size_t size() const { return n_; }
+
+  DeviceBuffer<Fr32> a, b, c;
+
+ private:
+  int device_;
+  std::size_t n_;
+};
+
+std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16::ProvingKey& pk) {
+  const KeyId id = KeyId::of(pk);
+  std::lock_guard lock(d.key_mu);
+  if (d.key && d.key->id == id) return d.key;
+  // Another key: drop ours first (calls still using it hold it), so the two need not fit at
+  // once.
+  d.key.reset();
+  auto k = std::make_shared<ResidentKey>();
+  k->id = id;
+  const char* stage = "pk_bases";
+  k->h = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.h), d.service, stage);
+  k->l = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.l), d.service, stage);
+  k->a = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.a), d.service, stage);
+  k->b_g1 = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.b_g1), d.service, stage);
+  check_cuda(cudaStreamSynchronize(d.service), "cudaStreamSynchronize(pk bases upload)");
+  d.key = k;
+  return k;
+}
+
+const ntt::Domain& domain_of(CudaBackend::Device& d, unsigned log_n) {
+  std::lock_guard lock(d.domains_mu);
+  auto& slot = d.domains[log_n];
+  if (!slot) {
+    try {
+      slot = std::make_unique<ntt::Domain>(log_n, *d.alloc, d.service);
+    } catch (...) {
+      d.domains.erase(log_n);
+      throw;
+    }
+  }
+  return *slot;
+}
+
+// Σ bases[i] over the set bits (the scalars equal to one).
+curve::G1Jacobian ones_sum(Lane& lane, const msm::DeviceBases& bases, const std::vector<std::uint64_t>& ones) {
+  if (bases.size() == 0) return curve::G1Jacobian::infinity();
+  return msm::sum_selected(*lane.msm, bases.data(), bases.size(), std::span(ones), lane.stream,
+                           "batch_add");
+}
+
+// Σ tail_scalars[i]·tail_bases[i], both uploaded (stages tail_bases, tail_msm), in chunks of
+// at most `chunk` points.
+curve::G1Jacobian tail_sum(Lane& lane, DeviceAllocator& alloc,
+                           const groth16::QueryPlan<curve::G1Curve>& q, std::size_t chunk) {
+  if (q.tail_bases.size() != q.tail_scalars.size())
+    throw std::invalid_argument("tail_msm: " + std::to_string(q.tail_bases.size()) + " bases and " +
+                                std::to_string(q.tail_scalars.size()) + " scalars");
+  curve::G1Jacobian sum = curve::G1Jacobian::infinity();
+  const std::span<const curve::G1Affine> bases(q.tail_bases);
+  const std::span<const ::prooflab::msm::Scalar> scalars(q.tail_scalars);
+  for (std::size_t i = 0; i < bases.size(); i += chunk) {
+    const std::size_t len = std::min(chunk, bases.size() - i);
+    const msm::DeviceBases d_bases(alloc, bases.subspan(i, len), lane.stream, "tail_bases");
+    sum = sum.add(msm::msm(*lane.msm, d_bases.data(), scalars.subspan(i, len), lane.stream,
+                           msm::MsmOptions{}, "tail_msm"));
+  }
+  return sum;
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(int devices, std::uint64_t vram_limit) {
+  int visible = 0;
+  const cudaError_t err = cudaGetDeviceCount(&visible);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw std::runtime_error(std::string("backend 'cuda': no usable CUDA device: cudaGetDeviceCount: ") +
+                             cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  }
+  if (visible == 0) throw std::runtime_error("backend 'cuda': no usable CUDA device: none visible");
+  if (devices < 1 || devices > visible)
+    throw prooflab::engine::ConfigError("config key 'devices': " + std::to_string(devices) +
+                                        " requested, but " + std::to_string(visible) +
+                                        " CUDA device(s) are visible (accepted: 1.." +
+                                        std::to_string(visible) + ")");
+  for (int i = 0; i < devices; ++i) {
+    DeviceScope scope(i);
+    cudaDeviceProp prop{};
+    check_cuda(cudaGetDeviceProperties(&prop, i), "cudaGetDeviceProperties");
+    const std::uint64_t total = prop.totalGlobalMem;
+    if (vram_limit > total)
+      throw prooflab::engine::ConfigError(
+          "config key 'vram_limit': " + std::to_string(vram_limit) + " bytes exceeds device " +
+          std::to_string(i) + " (" + prop.name + ") with " + std::to_string(total) +
+          " bytes (accepted: 0 = the device's own, or 1.." + std::to_string(total) + ")");
+    const std::uint64_t margin = std::max(kMinMarginBytes, total / kMarginDivisor);
+    const std::uint64_t budget = vram_limit ? vram_limit : (total > margin ? total - margin : total / 2);
+    auto d = std::make_unique<Device>();
+    d->index = i;
+    d->alloc = std::make_unique<DeviceAllocator>(budget, i);
+    check_cuda(cudaStreamCreateWithFlags(&d->service, cudaStreamNonBlocking),
+               "cudaStreamCreate(service)");
+    devices_.push_back(std::move(d));
+  }
+}
+
+CudaBackend::~CudaBackend() = default;
+
+CudaBackend::Device& CudaBackend::device_at(int device) const {
+  if (device < 0 || device >= static_cast<int>(devices_.size()))
+    throw std::out_of_range("CudaBackend: device " + std::to_string(device) + " of " +
+                            std::to_string(devices_.size()));
+  return *devices_[static_cast<std::size_t>(device)];
+}
+
+int CudaBackend::num_devices() const { return static_cast<int>(devices_.size()); }
+
+std::uint64_t CudaBackend::vram_budget(int device) const { return device_at(device).alloc->budget(); }
+
+std::uint64_t CudaBackend::vram_used(int device) const { return device_at(device).alloc->in_use(); }
+
+std::uint64_t CudaBackend::vram_peak(int device) const { return device_at(device).alloc->peak(); }
+
+void CudaBackend::reset_vram_peak(int device) { device_at(device).alloc->reset_peak(); }
+
+std::size_t CudaBackend::tail_chunk(std::size_t domain_size) {
+  return std::max<std::size_t>(domain_size / 2, 1);
+}
+
+std::uint64_t CudaBackend::resident_key_bytes(const groth16::ProvingKey& pk) {
+  return kAffineBytes * (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size());
+}
+
+std::uint64_t CudaBackend::partition_bytes(std::size_t n) {
+  if (n < 2) n = 2;
+  const std::uint64_t inputs = 3 * kFrBytes * n;  // a, b, c for the whole phase
+  // H: one n-element scratch per concurrent chain when the transform takes several passes.
+  const bool multi_pass = ntt::plan_shapes(log2_exact(n), ntt::PlanOptions{}).size() > 1;
+  const std::uint64_t h_scratch = multi_pass ? 3 * kFrBytes * n : 0;
+  // MSM of H: its scalars are h in a's memory, its bases resident.
+  const std::uint64_t msm_h = msm::scratch_bytes(n - 1);
+  // Batch additions: the uploaded bitmap of the largest query (≤ n bits, rounded to words).
+  // msm.hpp gives no query for sum_selected's own partial sums (one point per few bitmap
+  // words); they are far below the MSM of H's scratch, which bounds this phase in practice.
+  const std::uint64_t bitmap = 8 * ((n + 63) / 64);
+  // A tail chunk: its bases and scalars uploaded, and the MSM's scratch.
+  const std::size_t k = tail_chunk(n);
+  const std::uint64_t tail = (kAffineBytes + kFrBytes) * k + msm::scratch_bytes(k);
+  return inputs + std::max({h_scratch, msm_h, bitmap, tail});
+}
+
+std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage(
+    int device, const groth16::SynthesizedPartition& part, const char* stage_name) {
+  Device& d = device_at(device);
+  const std::size_t n = part.a.size();
+  if (n < 2 || (n & (n - 1)) || log2_exact(n) > ntt::kMaxLogN || part.b.size() != n ||
+      part.c.size() != n)
+    throw std::invalid_argument("CudaBackend::stage: a, b, c must have one power-of-two size in "
+                                "[2, 2^27] (got " + std::to_string(part.a.size()) + ", " +
+                                std::to_string(part.b.size()) + ", " + std::to_string(part.c.size()) + ")");
+  DeviceScope scope(device);
+  LaneLease lane(d);
+  auto buffers = std::make_unique<CudaDeviceBuffers>(device, n);
+  try {
+    buffers->a = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
+    buffers->b = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
+    buffers->c = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
+  } catch (const DeviceOutOfMemory& e) {
+    // (the ones already allocated are freed as `buffers` goes)
+    throw engine_oom(device, e);
+  }
+  const std::pair<const std::vector<::prooflab::field::Fr>*, Fr32*> copies[3] = {
+      {&part.a, buffers->a.get()}, {&part.b, buffers->b.get()}, {&part.c, buffers->c.get()}};
+  for (const auto& [host, dev] : copies)
+    check_cuda(cudaMemcpyAsync(dev, host->data(), n * kFrBytes, cudaMemcpyHostToDevice, lane->stream),
+               "cudaMemcpyAsync(stage a, b, c)");
+  check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(stage)");
+  for (auto* b : {&buffers->a, &buffers->b, &buffers->c}) b->set_stream(d.service);
+  return buffers;
+}
+
+void CudaBackend::synchronize(int device) {
+  device_at(device);
+  DeviceScope scope(device);
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+void CudaBackend::trim_pool(int device) {
+  Device& d = device_at(device);
+  DeviceScope scope(device);
+  d.alloc->trim(0);
+}
+
+groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::ProvingKey& pk,
+                                                 prooflab::engine::DeviceBuffers& buffers,
+                                                 const groth16::MsmPlan& plan,
+                                                 const prooflab::engine::SubstageCallback& on_substage) {
+  Device& d = device_at(device);
+  auto& buf = dynamic_cast<CudaDeviceBuffers&>(buffers);
+  if (buf.device() != device)
+    throw std::invalid_argument("CudaBackend::run_gpu_phase: buffers staged on device " +
+                                std::to_string(buf.device()) + ", phase on device " +
+                                std::to_string(device));
+  const std::size_t n = buf.size();
+  if (pk.h.size() != n - 1)
+    throw std::runtime_error("msm_h: " + std::to_string(n - 1) + " coefficients for " +
+                             std::to_string(pk.h.size()) + " H bases");
+  DeviceScope scope(device);
+  groth16::GpuPhaseSums sums;
+  try {
+    // Per device, once: the key's queries and the NTT tables of this size (the first phase
+    // on a device pays their upload before its sub-stages start).
+    const std::shared_ptr<ResidentKey> key = resident_key(d, pk);
+    const ntt::Domain& dom = domain_of(d, log2_exact(n));
+    LaneLease lane(d);
+
+    auto t0 = std::chrono::steady_clock::now();
+    lane->h->compute(buf.a.get(), buf.b.get(), buf.c.get(), dom, lane->stream);
+    // a[0, n-1) holds h as canonical scalars (msm::Scalar layout); Msm::run synchronises.
+    sums.h = msm::to_jacobian(lane->msm->run(key->h->data(),
+                                             reinterpret_cast<const std::uint32_t*>(buf.a.get()),
+                                             n - 1, lane->stream, msm::MsmOptions{}, "msm_h"));
+    if (on_substage) on_substage("ntt_h", micros_since(t0));
+
+    t0 = std::chrono::steady_clock::now();
+    const curve::G1Jacobian ones_l = ones_sum(*lane, *key->l, plan.l.ones);
+    const curve::G1Jacobian ones_a = ones_sum(*lane, *key->a, plan.a.ones);
+    const curve::G1Jacobian ones_b = ones_sum(*lane, *key->b_g1, plan.b_g1.ones);
+    if (on_substage) on_substage("batch_add", micros_since(t0));
+
+    t0 = std::chrono::steady_clock::now();
+    const std::size_t chunk = tail_chunk(n);
+    sums.l = ones_l.add(tail_sum(*lane, *d.alloc, plan.l, chunk));
+    sums.a = ones_a.add(tail_sum(*lane, *d.alloc, plan.a, chunk));
+    sums.b_g1 = ones_b.add(tail_sum(*lane, *d.alloc, plan.b_g1, chunk));
+    check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
+    if (on_substage) on_substage("tail_msm", micros_since(t0));
+  } catch (const DeviceOutOfMemory& e) {
+    throw engine_oom(device, e);
+  }
+  return sums;
+}
+
+}  // namespace prooflab::gpu::engine

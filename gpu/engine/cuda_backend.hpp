@@ -1,0 +1,84 @@
+// The engine's Backend on real CUDA devices (issue 5): the GPU phase of DESIGN.md §1 stage 3
+// — H by the NTTs (ntt::HComputer), the MSM of H, the batch additions of the scalars equal to
+// one and the tail MSMs of L, A and B_G1 (msm::Msm) — with every byte of device memory taken
+// through one budgeted DeviceAllocator per device, so that `vram_limit` caps what a run uses
+// and the engine's policies (two-lock pre-staging, out-of-memory → failed job) behave as with
+// the CPU backend. docs/engine.md and docs/gpu.md, "CUDA backend".
+//
+// Per device: the allocator (budget = vram_limit, or the device's memory less a margin), a
+// service stream (key and table uploads, frees), a pool of "lanes" (a stream, an HComputer
+// with its two side streams, an Msm) — each call takes a lane of its own, so several GPU
+// workers of one device run concurrently on separate streams — the NTT tables per size, and
+// the proving key's G1 queries (H, L, A, B_G1), uploaded once on first use and kept resident
+// (charged to the budget). C++20 host code; the header needs no CUDA include.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine/backend.hpp"
+
+namespace prooflab::gpu::engine {
+
+class CudaBackend final : public prooflab::engine::Backend {
+ public:
+  // Devices 0..devices-1. vram_limit 0: each device's total memory less
+  // max(kMinMarginBytes, total / kMarginDivisor) for what lives outside the allocator's
+  // accounting (the CUDA context, the kernels' modules, pool granularity).
+  // Throws std::runtime_error (the CUDA runtime's reason) when no device is usable, and
+  // prooflab::engine::ConfigError naming the key when `devices` exceeds the visible devices
+  // or vram_limit exceeds a device's memory.
+  CudaBackend(int devices, std::uint64_t vram_limit);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  static constexpr std::uint64_t kMinMarginBytes = 1ull << 30;
+  static constexpr std::uint64_t kMarginDivisor = 20;  // 5 %
+
+  std::string name() const override { return "cuda"; }
+  int num_devices() const override;
+  std::uint64_t vram_budget(int device) const override;
+  std::uint64_t vram_used(int device) const override;
+  // Per partition of domain size n: a, b, c (3·32·n) plus the largest scratch of the phase
+  // (H's transforms, the MSM of H, the batch additions' bitmap, a tail chunk with its
+  // uploaded bases and scalars). The key's resident bases and the NTT tables are per device,
+  // not per partition: they show in vram_used once the first phase has run.
+  std::uint64_t partition_vram_bytes(std::size_t domain_size) const override {
+    return partition_bytes(domain_size);
+  }
+  // The same, without a device (tests, planning).
+  static std::uint64_t partition_bytes(std::size_t domain_size);
+
+  std::unique_ptr<prooflab::engine::DeviceBuffers> stage(
+      int device, const groth16::SynthesizedPartition& part, const char* stage_name) override;
+  // cudaDeviceSynchronize: waits for every stream of the device, other workers' included.
+  void synchronize(int device) override;
+  // cudaMemPoolTrimTo(0) on the device's pool.
+  void trim_pool(int device) override;
+  groth16::GpuPhaseSums run_gpu_phase(int device, const groth16::ProvingKey& pk,
+                                      prooflab::engine::DeviceBuffers& buffers,
+                                      const groth16::MsmPlan& plan,
+                                      const prooflab::engine::SubstageCallback& on_substage) override;
+
+  // The allocator's high-water mark on a device (bytes accounted, scratch included) and its
+  // reset to the current use: what a phase really took, to check partition_vram_bytes by.
+  std::uint64_t vram_peak(int device) const;
+  void reset_vram_peak(int device);
+
+  // Largest number of tail points given to one device MSM; longer tails run in chunks so the
+  // tail's device footprint stays within the H phase's (see partition_vram_bytes).
+  static std::size_t tail_chunk(std::size_t domain_size);
+  // Bytes the proving key's G1 queries take on each device once resident.
+  static std::uint64_t resident_key_bytes(const groth16::ProvingKey& pk);
+
+  struct Device;  // per-device state (cuda_backend.cpp)
+
+ private:
+  Device& device_at(int device) const;
+  std::vector<std::unique_ptr<Device>> devices_;
+};
+
+}  // namespace prooflab::gpu::engine
