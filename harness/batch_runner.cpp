@@ -7,9 +7,9 @@
 #include <random>
 
 #include "core/circuits/circuit.hpp"
-#include "core/engine/cpu_backend.hpp"
 #include "core/engine/engine.hpp"
 #include "core/groth16/setup.hpp"
+#include "harness/backend_factory.hpp"
 #include "harness/counters/sampler.hpp"
 #include "harness/gpu_observation.hpp"
 #include "harness/param_cache.hpp"
@@ -51,9 +51,8 @@ std::string default_run_id(const engine::EngineConfig& cfg) {
 BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const BatchRunOptions& opts) {
   cfg.validate();
   opts.counters.validate();
-  if (cfg.backend != "cpu")
-    throw engine::ConfigError("config key 'backend': '" + cfg.backend +
-                              "' is not available in this build yet (accepted: cpu)");
+  // Before anything is written: a backend this build or machine lacks leaves no run directory.
+  const std::unique_ptr<engine::Backend> backend_owner = make_backend(cfg);
   parallel::ThreadPool setup_pool(0);
   const auto circuit = circuits::make_circuit(cfg.circuit, cfg.constraints, cfg.seed);
   if (opts.print_jobs)
@@ -71,7 +70,7 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   nlohmann::json meta = provenance();
   meta["run_id"] = run_id;
   meta["config"] = cfg.to_json();
-  meta["gpu"] = nullptr;
+  meta["gpu"] = gpu_metadata(cfg);
   meta["counters"] = nlohmann::json::object();
   meta["counter_sampling"] = opts.counters.to_json();
   trace::RunDirectory run_dir(opts.out_parent / run_id, meta);
@@ -86,7 +85,7 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
     return j;
   };
   run_dir.set_metadata("counters", counter_status());
-  engine::CpuBackend backend(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads);
+  engine::Backend& backend = *backend_owner;
 
   const bool tty = opts.print_jobs && isatty(STDERR_FILENO);
   engine::EngineInputs in{cfg, backend, params.pk, cs, timeline, &run_dir,
