@@ -1,0 +1,429 @@
+// The engine's CUDA backend (gpu/engine/cuda_backend): its GPU phase equals the CPU backend's
+// sums exactly; the engine proves and verifies through it under every lock policy; a VRAM
+// budget too small fails jobs (naming the stage and the budget), not the batch; the
+// device-global calls of the two-lock fallback run while a phase is in flight. Without a GPU
+// the device cases skip with the CUDA runtime's reason; the error paths and the memory
+// estimate are checked everywhere.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/circuits/circuit.hpp"
+#include "core/engine/cpu_backend.hpp"
+#include "core/engine/engine.hpp"
+#include "core/groth16/prover.hpp"
+#include "core/groth16/setup.hpp"
+#include "gpu/device_info.hpp"
+#include "gpu/engine/cuda_backend.hpp"
+#include "gpu/msm/msm.hpp"
+#include "harness/backend_factory.hpp"
+
+namespace {
+
+using namespace prooflab;
+namespace fs = std::filesystem;
+using gpu::engine::CudaBackend;
+
+std::string why_no_gpu() {
+  std::string why;
+  return gpu::list_devices(&why).empty() ? (why.empty() ? "no CUDA device" : why) : "";
+}
+
+#define REQUIRE_GPU()                                       \
+  do {                                                      \
+    const std::string why = why_no_gpu();                   \
+    if (!why.empty()) GTEST_SKIP() << "no GPU: " << why;    \
+  } while (0)
+
+parallel::ThreadPool& pool() {
+  static parallel::ThreadPool p(0, "gpu-backend-test");
+  return p;
+}
+
+// A circuit, its R1CS and a key, made once per (circuit, constraints).
+struct Setup {
+  std::unique_ptr<circuits::Circuit> circuit;
+  r1cs::R1cs cs;
+  groth16::ProvingKey pk;
+};
+
+const Setup& setup_for(const std::string& name, std::uint64_t constraints) {
+  static std::map<std::pair<std::string, std::uint64_t>, std::unique_ptr<Setup>> cache;
+  auto& slot = cache[{name, constraints}];
+  if (!slot) {
+    slot = std::make_unique<Setup>();
+    slot->circuit = circuits::make_circuit(name, constraints, 0);
+    slot->cs = circuits::synthesize_shape(*slot->circuit);
+    slot->pk = groth16::generate_parameters(slot->cs, groth16::ToxicWaste::generate(constraints + 7), pool());
+  }
+  return *slot;
+}
+
+void expect_same(const curve::G1Jacobian& gpu, const curve::G1Jacobian& cpu, const char* what) {
+  EXPECT_TRUE(gpu.to_affine() == cpu.to_affine()) << what << " differs from the CPU backend's";
+}
+
+// ---------------------------------------------------------------- without a GPU
+
+TEST(CudaBackendNoGpu, WithoutADeviceConstructionSaysWhyInTheRuntimesWords) {
+  const std::string why = why_no_gpu();
+  if (why.empty()) GTEST_SKIP() << "a GPU is visible: this is the no-GPU error path";
+  try {
+    CudaBackend backend(1, 0);
+    FAIL() << "constructed a CUDA backend without a device";
+  } catch (const engine::ConfigError& e) {
+    FAIL() << "a missing device is not a config error: " << e.what();
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("backend 'cuda': no usable CUDA device"), std::string::npos) << msg;
+  }
+  engine::EngineConfig cfg;
+  cfg.backend = "cuda";
+  EXPECT_THROW(harness::make_backend(cfg), std::runtime_error);
+  const auto meta = harness::gpu_metadata(cfg);
+  EXPECT_TRUE(meta.contains("error")) << meta.dump();
+}
+
+// ---------------------------------------------------------------- on a GPU
+
+// msm::scratch_bytes asks CUB for its sort's temporary storage, which needs a device.
+TEST(CudaBackend, PartitionEstimateCoversInputsAndTheLargestScratch) {
+  REQUIRE_GPU();
+  for (unsigned k = 1; k <= 27; ++k) {
+    const std::size_t n = std::size_t{1} << k;
+    const std::uint64_t bytes = CudaBackend::partition_bytes(n);
+    EXPECT_GE(bytes, 96ull * n) << "2^" << k << ": a, b, c alone";
+    EXPECT_GE(bytes, 96ull * n + gpu::msm::scratch_bytes(n - 1)) << "2^" << k << ": MSM of H";
+    const std::size_t chunk = CudaBackend::tail_chunk(n);
+    EXPECT_GE(chunk, 1u);
+    EXPECT_GE(bytes, 96ull * n + 128ull * chunk + gpu::msm::scratch_bytes(chunk))
+        << "2^" << k << ": a tail chunk";
+    if (k > 11) EXPECT_GE(bytes, 192ull * n) << "2^" << k << ": H's three scratch arrays";
+    if (k > 1) EXPECT_GT(bytes, CudaBackend::partition_bytes(n / 2));
+  }
+}
+
+TEST(CudaBackend, TooManyDevicesNamesTheKeyAndBothNumbers) {
+  REQUIRE_GPU();
+  const int visible = static_cast<int>(gpu::list_devices().size());
+  try {
+    CudaBackend backend(visible + 1, 0);
+    FAIL();
+  } catch (const engine::ConfigError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("config key 'devices'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::to_string(visible + 1)), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::to_string(visible) + " CUDA device"), std::string::npos) << msg;
+  }
+  const auto info = gpu::list_devices().front();
+  EXPECT_THROW(CudaBackend(1, info.memory_bytes + 1), engine::ConfigError);
+  CudaBackend backend(1, 0);
+  EXPECT_EQ(backend.name(), "cuda");
+  EXPECT_LT(backend.vram_budget(0), info.memory_bytes);
+  EXPECT_GE(backend.vram_budget(0), info.memory_bytes - std::max<std::uint64_t>(1ull << 30, info.memory_bytes / 20));
+  EXPECT_EQ(backend.vram_used(0), 0u);
+  engine::EngineConfig cfg;
+  cfg.backend = "cuda";
+  const auto meta = harness::gpu_metadata(cfg);
+  EXPECT_EQ(meta.value("name", ""), info.name) << meta.dump();
+  EXPECT_EQ(meta.value("sms", 0), info.sm_count);
+}
+
+struct PhaseCase {
+  const char* circuit;
+  std::uint64_t constraints;
+};
+
+class CudaBackendPhase : public ::testing::TestWithParam<PhaseCase> {
+ protected:
+  // One backend for every case: each case brings another key, which replaces the resident one.
+  // Torn down with the suite, while the CUDA runtime is still there (not at exit).
+  static CudaBackend& backend() {
+    if (!backend_) backend_ = std::make_unique<CudaBackend>(1, 0);
+    return *backend_;
+  }
+  static void TearDownTestSuite() { backend_.reset(); }
+  static inline std::unique_ptr<CudaBackend> backend_;
+};
+
+TEST_P(CudaBackendPhase, EqualsTheCpuBackendsSumsExactly) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const auto circuit = circuits::make_circuit(GetParam().circuit, GetParam().constraints, 11);
+  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
+  const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
+  const std::size_t n = part.a.size();
+
+  engine::CpuBackend cpu(1, 0, 0);
+  auto cpu_buffers = cpu.stage(0, part, "test");
+  const auto want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, plan, [](const char*, std::int64_t) {});
+
+  CudaBackend& cuda = backend();
+  const std::uint64_t used0 = cuda.vram_used(0);
+  auto buffers = cuda.stage(0, part, "test");
+  EXPECT_EQ(buffers->bytes(), 96ull * n);
+  EXPECT_EQ(cuda.vram_used(0), used0 + 96ull * n);
+  std::vector<std::string> substages;
+  const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, plan, [&](const char* name, std::int64_t us) {
+    substages.emplace_back(name);
+    EXPECT_GE(us, 0) << name;
+  });
+  EXPECT_EQ(substages, (std::vector<std::string>{"ntt_h", "batch_add", "tail_msm"}));
+  expect_same(got.h, want.h, "H");
+  expect_same(got.l, want.l, "L");
+  expect_same(got.a, want.a, "A");
+  expect_same(got.b_g1, want.b_g1, "B_G1");
+  // What stays after the phase: this key's bases and the NTT tables, no partition memory.
+  const std::uint64_t resident = cuda.vram_used(0);
+  EXPECT_GE(resident, CudaBackend::resident_key_bytes(s.pk));
+  buffers.reset();
+  EXPECT_EQ(cuda.vram_used(0), resident - 96ull * n);
+
+  // A second phase on the same key: nothing uploaded again, the same sums.
+  const std::uint64_t before = cuda.vram_used(0);
+  auto again = cuda.stage(0, part, "test");
+  const auto got2 = cuda.run_gpu_phase(0, s.pk, *again, plan, [](const char*, std::int64_t) {});
+  again.reset();
+  EXPECT_EQ(cuda.vram_used(0), before);
+  expect_same(got2.h, want.h, "H (second phase)");
+  expect_same(got2.l, want.l, "L (second phase)");
+}
+
+// What one phase on a fresh backend leaves resident (the key's bases and the NTT tables) and
+// the most it had above that (a, b, c and the largest scratch), from the allocator's peak.
+struct Measured {
+  std::size_t n = 0;
+  std::uint64_t resident = 0, partition_peak = 0;
+};
+
+Measured measure_phase(const char* circuit_name, std::uint64_t constraints) {
+  const auto& s = setup_for(circuit_name, constraints);
+  const auto circuit = circuits::make_circuit(circuit_name, constraints, 0);
+  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
+  const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
+  CudaBackend cuda(1, 0);
+  auto buffers = cuda.stage(0, part, "measure");
+  cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](const char*, std::int64_t) {});
+  buffers.reset();
+  Measured m;
+  m.n = part.a.size();
+  m.resident = cuda.vram_used(0);
+  m.partition_peak = cuda.vram_peak(0) - m.resident;
+  return m;
+}
+
+TEST_P(CudaBackendPhase, PartitionEstimateCoversTheMeasuredPeak) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Measured m = measure_phase(GetParam().circuit, GetParam().constraints);
+  EXPECT_GE(m.resident, CudaBackend::resident_key_bytes(s.pk));
+  EXPECT_GE(m.partition_peak, 96ull * m.n);
+  EXPECT_LE(m.partition_peak, CudaBackend::partition_bytes(m.n))
+      << "partition_vram_bytes(" << m.n << ") is below what the phase took";
+  std::printf("[ measured ] %s %llu: n=%zu resident=%llu partition peak=%llu estimate=%llu\n",
+              GetParam().circuit, static_cast<unsigned long long>(GetParam().constraints), m.n,
+              static_cast<unsigned long long>(m.resident),
+              static_cast<unsigned long long>(m.partition_peak),
+              static_cast<unsigned long long>(CudaBackend::partition_bytes(m.n)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Circuits, CudaBackendPhase,
+                         ::testing::Values(PhaseCase{"tiny", 0}, PhaseCase{"porep-like", 1 << 10},
+                                           PhaseCase{"porep-like", 1 << 11},
+                                           PhaseCase{"porep-like", 1 << 12}),
+                         [](const auto& info) {
+                           return std::string(info.param.circuit == std::string("tiny") ? "tiny" : "porep") +
+                                  "_" + std::to_string(info.param.constraints);
+                         });
+
+TEST(CudaBackend, StageOverTheBudgetThrowsTheEnginesOutOfDeviceMemory) {
+  REQUIRE_GPU();
+  const auto& s = setup_for("porep-like", 1 << 10);
+  const auto circuit = circuits::make_circuit("porep-like", 1 << 10, 3);
+  const auto part = groth16::synthesize(*circuit, s.cs, pool());
+  const std::size_t n = part.a.size();
+  // Room for a and b, not c.
+  CudaBackend cuda(1, 64ull * n + 1000);
+  try {
+    cuda.stage(0, part, "prestage");
+    FAIL();
+  } catch (const engine::OutOfDeviceMemory& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("in prestage"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::to_string(64ull * n + 1000)), std::string::npos) << msg;
+    EXPECT_EQ(e.request(), 32ull * n);
+  }
+  EXPECT_EQ(cuda.vram_used(0), 0u) << "a and b must be freed when c does not fit";
+}
+
+// ---------------------------------------------------------------- the engine on the GPU
+
+class CudaEngine : public ::testing::Test {
+ protected:
+  engine::EngineConfig config() {
+    engine::EngineConfig c;
+    c.backend = "cuda";
+    c.circuit = "porep-like";
+    c.constraints = 1024;
+    c.partitions = 3;
+    c.count = 2;
+    c.concurrency = 2;
+    c.gpu_workers_per_device = 2;
+    c.synth_threads = 2;
+    c.gpu_threads = 2;
+    return c;
+  }
+
+  struct Outcome {
+    engine::BatchResult result;
+    std::string timeline;
+  };
+
+  Outcome run(const engine::EngineConfig& cfg) {
+    const auto& s = setup_for(cfg.circuit, cfg.constraints);
+    const fs::path dir = fs::temp_directory_path() /
+                         ("prooflab_gpu_backend_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
+    fs::remove_all(dir);
+    trace::RunDirectory run_dir(dir, {{"run_id", "test"}, {"config", cfg.to_json()}});
+    trace::TimelineRecorder tl(run_dir.timeline_path());
+    const auto backend = harness::make_backend(cfg);
+    EXPECT_EQ(backend->name(), "cuda");
+    engine::EngineInputs in{cfg, *backend, s.pk, s.cs, tl, &run_dir, {}, nullptr};
+    Outcome o{engine::run_batch(in), {}};
+    tl.close();
+    run_dir.finish("complete", o.result.summary);
+    std::ifstream t(run_dir.timeline_path());
+    o.timeline.assign(std::istreambuf_iterator<char>(t), {});
+    fs::remove_all(dir);
+    return o;
+  }
+
+  static inline int counter_ = 0;
+};
+
+TEST_F(CudaEngine, EveryLockPolicyProvesAndVerifies) {
+  REQUIRE_GPU();
+  for (const auto policy : {engine::LockPolicy::kSingle, engine::LockPolicy::kTwoLock, engine::LockPolicy::kNone}) {
+    SCOPED_TRACE(engine::to_string(policy));
+    auto cfg = config();
+    cfg.lock_policy = policy;
+    const auto o = run(cfg);
+    EXPECT_EQ(o.result.summary["completed"], 2);
+    EXPECT_EQ(o.result.summary["failed"], 0);
+    for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;
+    for (const char* ev : {",NTT_H,", ",BATCH_ADD,", ",TAIL_MSM,", ",PROOF_DONE,"})
+      EXPECT_NE(o.timeline.find(ev), std::string::npos) << ev;
+    if (policy == engine::LockPolicy::kTwoLock)
+      EXPECT_NE(o.timeline.find("prestage="), std::string::npos);
+  }
+}
+
+TEST_F(CudaEngine, TwoLockWithRoomForOneStagedPartitionTakesTheFallback) {
+  REQUIRE_GPU();
+  auto cfg = config();
+  cfg.lock_policy = engine::LockPolicy::kTwoLock;
+  const Measured m = measure_phase(cfg.circuit.c_str(), cfg.constraints);
+  const std::uint64_t need = CudaBackend::partition_bytes(m.n);
+  ASSERT_LT(m.partition_peak, need) << "the estimate must exceed the measured peak for this budget";
+  // gw = 2: at most two partitions' a, b, c on the device and one phase's scratch. This budget
+  // holds them (no out-of-memory), but a worker's pre-staging never fits while the other
+  // worker holds its buffers (used + need > budget): the fallback path is taken.
+  cfg.vram_limit = m.resident + 96ull * m.n + need - 1;
+  const auto o = run(cfg);
+  EXPECT_EQ(o.result.summary["failed"], 0);
+  EXPECT_EQ(o.result.summary["completed"], 2);
+  for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;
+  EXPECT_NE(o.timeline.find("prestage=skip_vram"), std::string::npos) << "the fallback path was never taken";
+}
+
+TEST_F(CudaEngine, TooLittleVramFailsJobsNamingStageAndBudgetAndTheBatchGoesOn) {
+  REQUIRE_GPU();
+  auto cfg = config();
+  cfg.vram_limit = 4096;  // less than any partition's a
+  const auto o = run(cfg);
+  EXPECT_EQ(o.result.summary["completed"], 0);
+  EXPECT_EQ(o.result.summary["failed"], 2);
+  ASSERT_EQ(o.result.jobs.size(), 2u);
+  for (const auto& r : o.result.jobs) {
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.reason.find("out of device memory"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("in gpu_phase"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("of 4096 in use"), std::string::npos) << r.reason;
+  }
+  EXPECT_NE(o.timeline.find(",JOB_FAILED,"), std::string::npos);
+
+  // a, b, c, the key and the tables fit, the phase's scratch does not: the failure names the
+  // scratch's stage and the budget.
+  const Measured m = measure_phase(cfg.circuit.c_str(), cfg.constraints);
+  cfg.vram_limit = m.resident + 96ull * m.n + 4096;
+  const auto o2 = run(cfg);
+  EXPECT_EQ(o2.result.summary["completed"], 0);
+  EXPECT_EQ(o2.result.summary["failed"], 2);
+  for (const auto& r : o2.result.jobs) {
+    EXPECT_NE(r.reason.find("out of device memory"), std::string::npos) << r.reason;
+    EXPECT_EQ(r.reason.find("in gpu_phase"), std::string::npos) << "staging fitted: " << r.reason;
+    EXPECT_NE(r.reason.find("of " + std::to_string(cfg.vram_limit) + " in use"), std::string::npos)
+        << r.reason;
+  }
+}
+
+TEST(CudaBackend, SynchronizeAndTrimRunWhileAPhaseIsInFlight) {
+  REQUIRE_GPU();
+  const auto& s = setup_for("porep-like", 1 << 12);
+  const auto circuit = circuits::make_circuit("porep-like", 1 << 12, 5);
+  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
+  const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
+  engine::CpuBackend cpu(1, 0, 0);
+  auto cpu_buffers = cpu.stage(0, part, "test");
+  const auto want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, plan, [](const char*, std::int64_t) {});
+
+  CudaBackend cuda(1, 0);
+  std::atomic<bool> done{false};
+  std::atomic<int> rounds{0};
+  std::thread fallback([&] {
+    while (!done.load()) {
+      cuda.synchronize(0);
+      cuda.trim_pool(0);
+      ++rounds;
+    }
+  });
+  std::vector<groth16::GpuPhaseSums> got;
+  std::thread workers[2];
+  std::mutex got_mu;
+  for (auto& w : workers)
+    w = std::thread([&] {
+      for (int i = 0; i < 3; ++i) {
+        auto buffers = cuda.stage(0, part, "gpu_phase");
+        auto sums = cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](const char*, std::int64_t) {});
+        std::lock_guard lock(got_mu);
+        got.push_back(sums);
+      }
+    });
+  for (auto& w : workers) w.join();
+  done = true;
+  fallback.join();
+  EXPECT_GT(rounds.load(), 0);
+  ASSERT_EQ(got.size(), 6u);
+  for (const auto& g : got) {
+    expect_same(g.h, want.h, "H");
+    expect_same(g.l, want.l, "L");
+    expect_same(g.a, want.a, "A");
+    expect_same(g.b_g1, want.b_g1, "B_G1");
+  }
+  // No partition memory left behind: only the key and the tables stay.
+  const Measured m = measure_phase("porep-like", 1 << 12);
+  EXPECT_EQ(cuda.vram_used(0), m.resident);
+}
+
+}  // namespace
