@@ -6,6 +6,7 @@
 #include <span>
 
 #include "core/curve/g1.hpp"
+#include "core/curve/random_points.hpp"
 #include "core/curve/scalar_mul.hpp"
 #include "core/field/fr.hpp"
 #include "core/msm/msm.hpp"
@@ -24,20 +25,10 @@ parallel::ThreadPool& pool() {
 
 std::vector<msm::G1AffineRaw> random_g1_points(std::size_t n, std::uint64_t seed) {
   std::vector<msm::G1AffineRaw> out(n);
-  auto* affine = reinterpret_cast<curve::G1Affine*>(out.data());
   static_assert(sizeof(curve::G1Affine) == sizeof(msm::G1AffineRaw));
-  const curve::G1Jacobian g = curve::G1Jacobian::from_affine(curve::g1_generator());
-  pool().parallel_for(n, 1 << 14, [&](std::size_t begin, std::size_t end) {
-    std::mt19937_64 rng(seed ^ (begin * 0x9e3779b97f4a7c15ULL));
-    const auto step = curve::scalar_mul(g, field::Fr::random(rng).to_canonical());
-    auto p = curve::scalar_mul(g, field::Fr::random(rng).to_canonical());
-    std::vector<curve::G1Jacobian> jac(end - begin);
-    for (auto& q : jac) {
-      q = p;
-      p = p.add(step);
-    }
-    curve::batch_to_affine<curve::G1Curve>(jac, std::span(affine + begin, end - begin));
-  });
+  curve::fill_random_points<curve::G1Curve>(
+      std::span(reinterpret_cast<curve::G1Affine*>(out.data()), n), curve::g1_generator(), seed,
+      pool());
   return out;
 }
 
