@@ -38,6 +38,7 @@ void classify(const Fr& value, std::size_t base_index,
   } else {
     plan.tail_bases.push_back(bases[base_index]);
     plan.tail_scalars.push_back(value.to_canonical());
+    plan.tail_index.push_back(static_cast<std::uint32_t>(base_index));
   }
 }
 

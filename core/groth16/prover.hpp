@@ -40,6 +40,8 @@ struct QueryPlan {
   std::vector<std::uint64_t> ones;  // bit i set: base i has scalar 1
   std::vector<curve::Affine<Curve>> tail_bases;
   std::vector<msm::Scalar> tail_scalars;
+  std::vector<std::uint32_t> tail_index;  // position of each tail base in the query (a device
+                                          // gathers from its resident copy instead of uploading)
   std::size_t zeros = 0, num_ones = 0;
 };
 

@@ -280,21 +280,23 @@ curve::G1Jacobian ones_sum(Lane& lane, const msm::DeviceBases& bases, const std:
                            "batch_add");
 }
 
-// Σ tail_scalars[i]·tail_bases[i], both uploaded (stages tail_bases, tail_msm), in chunks of
-// at most `chunk` points.
-curve::G1Jacobian tail_sum(Lane& lane, DeviceAllocator& alloc,
+// Σ tail_scalars[i]·query[tail_index[i]]: the tail's positions and scalars are uploaded
+// (4 + 32 bytes a point) and the MSM gathers its points from the resident query, in chunks
+// of at most `chunk` points (stage tail_msm).
+curve::G1Jacobian tail_sum(Lane& lane, const msm::DeviceBases& query,
                            const groth16::QueryPlan<curve::G1Curve>& q, std::size_t chunk) {
-  if (q.tail_bases.size() != q.tail_scalars.size())
-    throw std::invalid_argument("tail_msm: " + std::to_string(q.tail_bases.size()) + " bases and " +
-                                std::to_string(q.tail_scalars.size()) + " scalars");
+  if (q.tail_index.size() != q.tail_scalars.size())
+    throw std::invalid_argument("tail_msm: " + std::to_string(q.tail_index.size()) +
+                                " base positions and " + std::to_string(q.tail_scalars.size()) +
+                                " scalars");
   curve::G1Jacobian sum = curve::G1Jacobian::infinity();
-  const std::span<const curve::G1Affine> bases(q.tail_bases);
+  const std::span<const std::uint32_t> index(q.tail_index);
   const std::span<const ::prooflab::msm::Scalar> scalars(q.tail_scalars);
-  for (std::size_t i = 0; i < bases.size(); i += chunk) {
-    const std::size_t len = std::min(chunk, bases.size() - i);
-    const msm::DeviceBases d_bases(alloc, bases.subspan(i, len), lane.stream, "tail_bases");
-    sum = sum.add(msm::msm(*lane.msm, d_bases.data(), scalars.subspan(i, len), lane.stream,
-                           msm::MsmOptions{}, "tail_msm"));
+  for (std::size_t i = 0; i < index.size(); i += chunk) {
+    const std::size_t len = std::min(chunk, index.size() - i);
+    sum = sum.add(msm::msm_indexed(*lane.msm, query.data(), index.subspan(i, len),
+                                   scalars.subspan(i, len), lane.stream, msm::MsmOptions{},
+                                   "tail_msm"));
   }
   return sum;
 }
@@ -375,9 +377,9 @@ std::uint64_t CudaBackend::partition_bytes(std::size_t n) {
   // msm.hpp gives no query for sum_selected's own partial sums (one point per few bitmap
   // words); they are far below the MSM of H's scratch, which bounds this phase in practice.
   const std::uint64_t bitmap = 8 * ((n + 63) / 64);
-  // A tail chunk: its bases and scalars uploaded, and the MSM's scratch.
+  // A tail chunk: its base positions and scalars uploaded, and the MSM's scratch.
   const std::size_t k = tail_chunk(n);
-  const std::uint64_t tail = (kAffineBytes + kFrBytes) * k + msm::scratch_bytes(k);
+  const std::uint64_t tail = (sizeof(std::uint32_t) + kFrBytes) * k + msm::scratch_bytes(k);
   return inputs + std::max({h_scratch, msm_h, bitmap, tail});
 }
 
@@ -462,9 +464,9 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
 
     t0 = std::chrono::steady_clock::now();
     const std::size_t chunk = tail_chunk(n);
-    sums.l = ones_l.add(tail_sum(*lane, *d.alloc, plan.l, chunk));
-    sums.a = ones_a.add(tail_sum(*lane, *d.alloc, plan.a, chunk));
-    sums.b_g1 = ones_b.add(tail_sum(*lane, *d.alloc, plan.b_g1, chunk));
+    sums.l = ones_l.add(tail_sum(*lane, *key->l, plan.l, chunk));
+    sums.a = ones_a.add(tail_sum(*lane, *key->a, plan.a, chunk));
+    sums.b_g1 = ones_b.add(tail_sum(*lane, *key->b_g1, plan.b_g1, chunk));
     check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
     if (on_substage) on_substage("tail_msm", micros_since(t0));
   } catch (const DeviceOutOfMemory& e) {

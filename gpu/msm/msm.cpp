@@ -84,8 +84,9 @@ class PhaseClock {
 
 }  // namespace
 
-G1XyzzRaw Msm::run(const G1AffineRaw* d_bases, const std::uint32_t* d_scalars, std::size_t n,
-                   cudaStream_t stream, const MsmOptions& opts, const char* stage, MsmShape* shape) {
+G1XyzzRaw Msm::run_indexed(const G1AffineRaw* d_bases, const std::uint32_t* d_index,
+                           const std::uint32_t* d_scalars, std::size_t n, cudaStream_t stream,
+                           const MsmOptions& opts, const char* stage, MsmShape* shape) {
   if (n == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
   const RunPlan p = make_run_plan(n, opts);
   const std::size_t temp_bytes = kernels::sort_temp_bytes(p.entries, p.end_bit);
@@ -110,6 +111,7 @@ G1XyzzRaw Msm::run(const G1AffineRaw* d_bases, const std::uint32_t* d_scalars, s
   ca.keys = sel ? keys1.get() : keys0.get();
   ca.vals = sel ? vals1.get() : vals0.get();
   ca.bases = reinterpret_cast<const Affine32*>(d_bases);
+  ca.index = d_index;
   ca.entries = p.entries;
   ca.chunk = static_cast<std::uint32_t>(p.chunk);
   ca.sentinel = p.digits.sentinel();

@@ -61,7 +61,16 @@ class Msm {
   // return the sum to the host.
   G1XyzzRaw run(const G1AffineRaw* d_bases, const std::uint32_t* d_scalars, std::size_t n,
                 cudaStream_t stream, const MsmOptions& opts = {}, const char* stage = "msm",
-                MsmShape* shape = nullptr);
+                MsmShape* shape = nullptr) {
+    return run_indexed(d_bases, nullptr, d_scalars, n, stream, opts, stage, shape);
+  }
+  // Σ scalars[i]·bases[d_index[i]] for i < n: a subset of resident points (the prover's
+  // tails: the bases whose scalar is neither 0 nor 1) without gathering them first.
+  // d_index nullptr: bases[i], as run().
+  G1XyzzRaw run_indexed(const G1AffineRaw* d_bases, const std::uint32_t* d_index,
+                        const std::uint32_t* d_scalars, std::size_t n, cudaStream_t stream,
+                        const MsmOptions& opts = {}, const char* stage = "msm",
+                        MsmShape* shape = nullptr);
 
   // Σ bases[i] over the bits set in d_bitmap (n bits, little-endian 64-bit words): the
   // reference's batch addition for scalars equal to one. Synchronises `stream`.

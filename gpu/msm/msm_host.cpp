@@ -65,6 +65,20 @@ curve::G1Jacobian msm(Msm& engine, const G1AffineRaw* d_bases,
                                 scalars.size(), stream, opts, stage));
 }
 
+curve::G1Jacobian msm_indexed(Msm& engine, const G1AffineRaw* d_bases,
+                              std::span<const std::uint32_t> index,
+                              std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
+                              const MsmOptions& opts, const char* stage) {
+  if (index.size() != scalars.size())
+    throw std::invalid_argument("gpu msm: " + std::to_string(index.size()) + " indices and " +
+                                std::to_string(scalars.size()) + " scalars");
+  auto d_index = upload(engine.allocator(), index, stream, stage);
+  auto d_scalars = upload(engine.allocator(), scalars, stream, stage);
+  return to_jacobian(engine.run_indexed(d_bases, d_index.get(),
+                                        reinterpret_cast<const std::uint32_t*>(d_scalars.get()),
+                                        scalars.size(), stream, opts, stage));
+}
+
 curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,
                                 std::span<const curve::G1Affine> bases,
                                 std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,

@@ -36,6 +36,11 @@ class DeviceBases {
 curve::G1Jacobian msm(Msm& engine, const G1AffineRaw* d_bases,
                       std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
                       const MsmOptions& opts = {}, const char* stage = "msm");
+// Σ scalars[i]·d_bases[index[i]]; index and scalars are uploaded on every call.
+curve::G1Jacobian msm_indexed(Msm& engine, const G1AffineRaw* d_bases,
+                              std::span<const std::uint32_t> index,
+                              std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
+                              const MsmOptions& opts = {}, const char* stage = "msm");
 // Both uploaded, for tests.
 curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,
                                 std::span<const curve::G1Affine> bases,

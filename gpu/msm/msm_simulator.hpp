@@ -16,9 +16,11 @@
 
 namespace prooflab::gpu::msm {
 
+// index empty: Σ scalars[i]·bases[i]; else Σ scalars[i]·bases[index[i]] (run_indexed).
 inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
                                       std::span<const prooflab::msm::Scalar> scalars,
-                                      const MsmOptions& opts = {}) {
+                                      const MsmOptions& opts = {},
+                                      std::span<const std::uint32_t> index = {}) {
   const std::size_t n = scalars.size();
   if (n == 0) return curve::G1Jacobian::infinity();
   const RunPlan p = make_run_plan(n, opts);
@@ -40,6 +42,7 @@ inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
   ca.keys = sk.data();
   ca.vals = sv.data();
   ca.bases = reinterpret_cast<const Affine32*>(bases.data());
+  ca.index = index.empty() ? nullptr : index.data();
   ca.entries = p.entries;
   ca.chunk = static_cast<std::uint32_t>(p.chunk);
   ca.sentinel = p.digits.sentinel();

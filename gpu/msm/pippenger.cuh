@@ -81,6 +81,7 @@ struct ChunkArgs {
   const std::uint32_t* keys;  // sorted
   const std::uint32_t* vals;
   const Affine32* bases;
+  const std::uint32_t* index;  // entry i's point is bases[index[i]]; nullptr: bases[i]
   std::size_t entries;  // N
   std::uint32_t chunk;  // K
   std::uint32_t sentinel;
@@ -90,7 +91,8 @@ struct ChunkArgs {
 };
 
 PROOFLAB_HDI Affine32 load_signed(const ChunkArgs& a, std::uint32_t v) {
-  return negate_if(a.bases[v & ~kNegBit], (v & kNegBit) != 0);
+  const std::uint32_t i = v & ~kNegBit;
+  return negate_if(a.bases[a.index ? a.index[i] : i], (v & kNegBit) != 0);
 }
 
 // Phase 3 for chunk t: one flat pass over the chunk's entries. (A nested loop per run was

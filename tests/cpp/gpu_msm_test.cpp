@@ -5,7 +5,8 @@
 //    the segmented bucket reduction, several window widths. No GPU needed.
 //  - GpuMsm: the kernels on the GPU for sizes 1 … 2^20, degenerate inputs (all zero, all
 //    one, one repeated scalar, repeated points, points at infinity, r − 1, opposite points),
-//    window widths 2 … 22, batch addition; skipped with the runtime's reason without a GPU.
+//    window widths 2 … 22, an indexed subset of resident points, batch addition; skipped
+//    with the runtime's reason without a GPU.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -146,6 +147,23 @@ TEST(GpuMsmSimulation, DegenerateInputs) {
   }
 }
 
+TEST(GpuMsmSimulation, IndexedSubset) {
+  auto rng = test::test_rng();
+  const auto bases = random_bases(50, rng);
+  std::vector<std::uint32_t> index(30);
+  for (auto& i : index) i = static_cast<std::uint32_t>(rng() % bases.size());  // repeats too
+  std::vector<G1Affine> gathered;
+  for (auto i : index) gathered.push_back(bases[i]);
+  const auto scalars = random_scalars(index.size(), rng);
+  const auto expected = cpu_msm(gathered, scalars);
+  for (unsigned chunk : {0u, 3u})
+    EXPECT_EQ(gpu::msm::simulate_msm(bases, scalars, {.window_bits = 5, .entries_per_thread = chunk},
+                                     index)
+                  .to_affine(),
+              expected)
+        << "chunk " << chunk;
+}
+
 TEST(GpuMsmSimulation, SumSelected) {
   auto rng = test::test_rng();
   const std::size_t n = 150;
@@ -233,6 +251,23 @@ TEST_F(GpuMsm, DegenerateInputs) {
   std::vector<Scalar> bits(n);
   for (auto& s : bits) s = small(rng() & 1);
   check("0/1 scalars", bases, bits);
+}
+
+TEST_F(GpuMsm, IndexedSubsetOfResidentPoints) {
+  auto rng = test::test_rng();
+  const auto bases = random_bases(1 << 16, rng);
+  gpu::msm::DeviceBases d(*alloc_, bases, stream_);
+  gpu::msm::Msm engine(*alloc_);
+  for (std::size_t n : {std::size_t{1}, std::size_t{777}, std::size_t{1} << 15}) {
+    std::vector<std::uint32_t> index(n);
+    for (auto& i : index) i = static_cast<std::uint32_t>(rng() % bases.size());
+    std::vector<G1Affine> gathered;
+    for (auto i : index) gathered.push_back(bases[i]);
+    const auto scalars = random_scalars(n, rng);
+    EXPECT_EQ(gpu::msm::msm_indexed(engine, d.data(), index, scalars, stream_).to_affine(),
+              cpu_msm(gathered, scalars))
+        << "n " << n;
+  }
 }
 
 TEST_F(GpuMsm, ZeroPointsIsInfinity) {
