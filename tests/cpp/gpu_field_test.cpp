@@ -15,6 +15,7 @@
 #include "gpu/device_info.hpp"
 #include "gpu/field/field_ops.hpp"
 #include "gpu/memory/device_allocator.hpp"
+#include "gpu_test_util.hpp"
 
 namespace {
 
