@@ -107,17 +107,8 @@ G1XyzzRaw Msm::run_indexed(const G1AffineRaw* d_bases, const std::uint32_t* d_in
   auto tails = scratch<Xyzz32>(alloc_, p.chunks, stream, stage);
   check_cuda(cudaMemsetAsync(buckets.get(), 0, p.bucket_count() * sizeof(Xyzz32), stream),
              "cudaMemsetAsync(msm buckets)");  // ZZ = 0: every bucket starts at infinity
-  ChunkArgs ca{};
-  ca.keys = sel ? keys1.get() : keys0.get();
-  ca.vals = sel ? vals1.get() : vals0.get();
-  ca.bases = reinterpret_cast<const Affine32*>(d_bases);
-  ca.index = d_index;
-  ca.entries = p.entries;
-  ca.chunk = static_cast<std::uint32_t>(p.chunk);
-  ca.sentinel = p.digits.sentinel();
-  ca.buckets = buckets.get();
-  ca.heads = heads.get();
-  ca.tails = tails.get();
+  const ChunkArgs ca = chunk_args(p, sel ? keys1.get() : keys0.get(), sel ? vals1.get() : vals0.get(),
+                                  d_bases, d_index, buckets.get(), heads.get(), tails.get());
   kernels::accumulate(ca, p.chunks, p.accumulate_min_blocks, stream);
   clock.mark();
   kernels::fixup(ca, p.chunks, stream);

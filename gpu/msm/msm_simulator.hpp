@@ -38,17 +38,9 @@ inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
   }
   std::vector<Xyzz32> buckets(p.bucket_count()), heads(p.chunks), tails(p.chunks);
   std::memset(buckets.data(), 0, buckets.size() * sizeof(Xyzz32));  // as cudaMemsetAsync does
-  ChunkArgs ca{};
-  ca.keys = sk.data();
-  ca.vals = sv.data();
-  ca.bases = reinterpret_cast<const Affine32*>(bases.data());
-  ca.index = index.empty() ? nullptr : index.data();
-  ca.entries = p.entries;
-  ca.chunk = static_cast<std::uint32_t>(p.chunk);
-  ca.sentinel = p.digits.sentinel();
-  ca.buckets = buckets.data();
-  ca.heads = heads.data();
-  ca.tails = tails.data();
+  const ChunkArgs ca = chunk_args(p, sk.data(), sv.data(), bases.data(),
+                                  index.empty() ? nullptr : index.data(), buckets.data(),
+                                  heads.data(), tails.data());
   for (std::size_t t = 0; t < p.chunks; ++t) accumulate_chunk(ca, t);
   for (std::size_t t = 0; t < p.chunks; ++t) fixup_chunk(ca, t);
   std::vector<Xyzz32> segs(p.reduce_threads());

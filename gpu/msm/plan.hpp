@@ -28,6 +28,24 @@ struct RunPlan {
 constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 24, kMaxAutoWindowBits = 20;
 constexpr unsigned kDefaultAccumulateMinBlocks = 3;
 
+// The accumulation's arguments for this plan over sorted (keys, vals).
+inline ChunkArgs chunk_args(const RunPlan& p, const std::uint32_t* keys, const std::uint32_t* vals,
+                            const void* bases, const std::uint32_t* index, Xyzz32* buckets,
+                            Xyzz32* heads, Xyzz32* tails) {
+  ChunkArgs ca{};
+  ca.keys = keys;
+  ca.vals = vals;
+  ca.bases = static_cast<const Affine32*>(bases);
+  ca.index = index;
+  ca.entries = p.entries;
+  ca.chunk = static_cast<std::uint32_t>(p.chunk);
+  ca.sentinel = p.digits.sentinel();
+  ca.buckets = buckets;
+  ca.heads = heads;
+  ca.tails = tails;
+  return ca;
+}
+
 // Throws std::invalid_argument for n ≥ 2^31 / W entries or a window outside [2, 24].
 RunPlan make_run_plan(std::size_t n, const MsmOptions& opts);
 

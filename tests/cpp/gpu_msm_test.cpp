@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/curve/g1.hpp"
+#include "core/curve/random_points.hpp"
 #include "core/curve/scalar_mul.hpp"
 #include "core/field/fr.hpp"
 #include "core/msm/msm.hpp"
@@ -50,18 +51,9 @@ std::vector<Scalar> random_scalars(std::size_t n, std::mt19937_64& rng) {
   return k;
 }
 
-// n subgroup points: a random multiple of the generator, then a chain of additions.
 std::vector<G1Affine> random_bases(std::size_t n, std::mt19937_64& rng) {
-  const G1Jacobian g = G1Jacobian::from_affine(curve::g1_generator());
-  const G1Jacobian step = curve::scalar_mul(g, random_scalar(rng));
-  G1Jacobian p = curve::scalar_mul(g, random_scalar(rng));
-  std::vector<G1Jacobian> jac(n);
-  for (auto& q : jac) {
-    q = p;
-    p = p.add(step);
-  }
   std::vector<G1Affine> out(n);
-  curve::batch_to_affine<G1Curve>(jac, out);
+  curve::fill_random_points<G1Curve>(out, curve::g1_generator(), rng(), pool());
   return out;
 }
 
