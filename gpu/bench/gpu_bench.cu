@@ -364,7 +364,6 @@ int main(int argc, char** argv) {
       variants.push_back(PlanOptions{10, 256, {}});
       variants.push_back(PlanOptions{12, 256, {}});
       variants.push_back(PlanOptions{11, 128, {}});
-      variants.push_back(PlanOptions{12, 256, {12, 12}});
       variants.push_back(PlanOptions{12, 512, {12, 12}});
       variants.push_back(PlanOptions{12, 128, {12, 12}});
       variants.push_back(PlanOptions{11, 256, {11, 11, 2}});
