@@ -453,6 +453,26 @@ int main(int argc, char** argv) {
             if (c != msm::plan_window_bits(std::size_t{1} << 22))
               msm_case("msm_variant", 22, msm::MsmOptions{c, 0, 0}, false);
         }
+        if (!quick && 24 <= max_log) {  // bases streamed from pinned host memory, 4 batches
+          msm::G1AffineRaw* pinned_bases = nullptr;
+          check_cuda(cudaMallocHost(&pinned_bases, nmax * sizeof(msm::G1AffineRaw)), "cudaMallocHost(bases)");
+          std::memcpy(pinned_bases, host_bases.data(), nmax * sizeof(msm::G1AffineRaw));
+          const std::size_t batch = nmax / 4;
+          Row r;
+          r.name = "msm_streamed";
+          r.log_n = top;
+          r.variant = "4 batches from pinned host memory";
+          r.stats = b.measure([](int) {}, [&](int rep) {
+            check_cuda(cudaMemcpyAsync(d_scalars.get(), pinned[rep & 1], nmax * 32,
+                                       cudaMemcpyHostToDevice, b.stream),
+                       "cudaMemcpyAsync(scalars)");
+            engine.run_streamed(pinned_bases, d_scalars.get(), nmax, batch, b.stream, {}, "bench_msm");
+          });
+          r.note = "bases uploaded in every call, double-buffered";
+          rows.push_back(r);
+          print_row(r);
+          cudaFreeHost(pinned_bases);
+        }
         {  // batch addition: half of the bits set, as the PoRep witness's ones
           const std::size_t n = nmax, words = (n + 63) / 64;
           std::vector<std::uint64_t> bitmap(words);

@@ -1,8 +1,10 @@
 // Msm::run and Msm::sum_selected: the phases of pippenger.cuh in order on one stream, scratch
 // from the budgeted allocator, the window sums combined on the host with core's arithmetic
 // (Horner: W·c doublings, microseconds on the CPU, milliseconds for one device thread).
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "gpu/cuda_check.hpp"
@@ -148,6 +150,55 @@ G1XyzzRaw Msm::run_indexed(const G1AffineRaw* d_bases, const std::uint32_t* d_in
     shape->scratch_bytes = scratch_bytes(n, opts);
   }
   return result;
+}
+
+G1XyzzRaw Msm::run_streamed(const G1AffineRaw* h_bases, const std::uint32_t* d_scalars,
+                            std::size_t n, std::size_t batch, cudaStream_t stream,
+                            const MsmOptions& opts, const char* stage) {
+  if (batch == 0) throw std::invalid_argument("gpu msm: run_streamed with a batch of 0 points");
+  if (n == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
+  batch = std::min(batch, n);
+  const std::size_t batches = (n + batch - 1) / batch;
+  memory::DeviceBuffer<G1AffineRaw> buf[2] = {scratch<G1AffineRaw>(alloc_, batch, stream, stage),
+                                              scratch<G1AffineRaw>(alloc_, batches > 1 ? batch : 1,
+                                                                   stream, stage)};
+  // The buffers come from the pool in `stream`'s order: make that visible to the copy stream.
+  cudaStream_t copy = nullptr;
+  cudaEvent_t ready[2] = {nullptr, nullptr};
+  check_cuda(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking), "cudaStreamCreate(msm copy)");
+  const auto cleanup = [&] {
+    for (auto& e : ready)
+      if (e) cudaEventDestroy(e);
+    cudaStreamSynchronize(copy);
+    cudaStreamDestroy(copy);
+  };
+  try {
+    for (auto& e : ready)
+      check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate(msm copy)");
+    check_cuda(cudaEventRecord(ready[0], stream), "cudaEventRecord");
+    check_cuda(cudaStreamWaitEvent(copy, ready[0]), "cudaStreamWaitEvent");
+    const auto upload = [&](std::size_t b) {
+      const std::size_t first = b * batch, len = std::min(batch, n - first);
+      check_cuda(cudaMemcpyAsync(buf[b % 2].get(), h_bases + first, len * sizeof(G1AffineRaw),
+                                 cudaMemcpyHostToDevice, copy),
+                 "cudaMemcpyAsync(msm streamed bases)");
+      check_cuda(cudaEventRecord(ready[b % 2], copy), "cudaEventRecord");
+    };
+    upload(0);
+    auto sum = curve::Xyzz<curve::G1Curve>::infinity();
+    for (std::size_t b = 0; b < batches; ++b) {
+      // Buffer (b + 1) % 2 was last read by batch b − 1's MSM, which run() has synchronised.
+      if (b + 1 < batches) upload(b + 1);
+      check_cuda(cudaStreamWaitEvent(stream, ready[b % 2]), "cudaStreamWaitEvent");
+      const std::size_t first = b * batch, len = std::min(batch, n - first);
+      sum = sum.add(to_core(run(buf[b % 2].get(), d_scalars + 8 * first, len, stream, opts, stage)));
+    }
+    cleanup();
+    return to_raw(sum);
+  } catch (...) {
+    cleanup();
+    throw;
+  }
 }
 
 G1XyzzRaw Msm::sum_selected(const G1AffineRaw* d_bases, const std::uint64_t* d_bitmap,

@@ -72,6 +72,14 @@ class Msm {
                         const MsmOptions& opts = {}, const char* stage = "msm",
                         MsmShape* shape = nullptr);
 
+  // Σ scalars[i]·bases[i] with the bases in host memory, for keys that do not fit the
+  // device: they go up in batches of `batch` points into two device buffers, the next batch
+  // copied on a side stream while the current one's MSM runs (the copy overlaps only when
+  // h_bases is pinned: cudaMallocHost / cudaHostRegister). Scalars are on the device.
+  G1XyzzRaw run_streamed(const G1AffineRaw* h_bases, const std::uint32_t* d_scalars, std::size_t n,
+                         std::size_t batch, cudaStream_t stream, const MsmOptions& opts = {},
+                         const char* stage = "msm");
+
   // Σ bases[i] over the bits set in d_bitmap (n bits, little-endian 64-bit words): the
   // reference's batch addition for scalars equal to one. Synchronises `stream`.
   G1XyzzRaw sum_selected(const G1AffineRaw* d_bases, const std::uint64_t* d_bitmap, std::size_t n,

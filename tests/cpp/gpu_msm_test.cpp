@@ -5,10 +5,12 @@
 //    the segmented bucket reduction, several window widths. No GPU needed.
 //  - GpuMsm: the kernels on the GPU for sizes 1 … 2^20, degenerate inputs (all zero, all
 //    one, one repeated scalar, repeated points, points at infinity, r − 1, opposite points),
-//    window widths 2 … 22, an indexed subset of resident points, batch addition; skipped
+//    window widths 2 … 22, an indexed subset of resident points, bases streamed from host
+//    memory in batches, batch addition; skipped
 //    with the runtime's reason without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <optional>
 #include <random>
 #include <string>
@@ -260,6 +262,35 @@ TEST_F(GpuMsm, IndexedSubsetOfResidentPoints) {
               cpu_msm(gathered, scalars))
         << "n " << n;
   }
+}
+
+TEST_F(GpuMsm, StreamedBasesEqualResident) {
+  auto rng = test::test_rng();
+  const std::size_t n = (1 << 14) + 5;
+  const auto bases = random_bases(n, rng);
+  const auto scalars = random_scalars(n, rng);
+  const auto expected = cpu_msm(bases, scalars);
+  gpu::memory::DeviceBuffer<Scalar> d_scalars(*alloc_, n, stream_, "test");
+  gpu::check_cuda(cudaMemcpyAsync(d_scalars.get(), scalars.data(), n * sizeof(Scalar),
+                                  cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
+  const auto* k = reinterpret_cast<const std::uint32_t*>(d_scalars.get());
+  gpu::msm::Msm engine(*alloc_);
+  // Pageable and pinned host bases; one batch, several with a short last one, one per point.
+  gpu::msm::G1AffineRaw* pinned = nullptr;
+  gpu::check_cuda(cudaMallocHost(&pinned, n * sizeof(G1Affine)), "cudaMallocHost");
+  std::memcpy(pinned, bases.data(), n * sizeof(G1Affine));
+  const auto* pageable = reinterpret_cast<const gpu::msm::G1AffineRaw*>(bases.data());
+  for (const auto* host : {pageable, static_cast<const gpu::msm::G1AffineRaw*>(pinned)})
+    for (std::size_t batch : {n, std::size_t{3000}, std::size_t{1} << 12})
+      EXPECT_EQ(gpu::msm::to_jacobian(engine.run_streamed(host, k, n, batch, stream_)).to_affine(),
+                expected)
+          << (host == pageable ? "pageable" : "pinned") << ", batch " << batch;
+  EXPECT_EQ(gpu::msm::to_jacobian(engine.run_streamed(pinned, k, 7, 1, stream_)).to_affine(),
+            cpu_msm(std::vector<G1Affine>(bases.begin(), bases.begin() + 7),
+                    std::vector<Scalar>(scalars.begin(), scalars.begin() + 7)))
+      << "batches of one point";
+  EXPECT_THROW(engine.run_streamed(pinned, k, n, 0, stream_), std::invalid_argument);
+  cudaFreeHost(pinned);
 }
 
 TEST_F(GpuMsm, ZeroPointsIsInfinity) {
