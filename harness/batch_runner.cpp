@@ -52,7 +52,7 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   cfg.validate();
   opts.counters.validate();
   // Before anything is written: a backend this build or machine lacks leaves no run directory.
-  const std::unique_ptr<engine::Backend> backend_owner = make_backend(cfg);
+  std::unique_ptr<engine::Backend> backend_owner = make_backend(cfg);
   parallel::ThreadPool setup_pool(0);
   const auto circuit = circuits::make_circuit(cfg.circuit, cfg.constraints, cfg.seed);
   if (opts.print_jobs)
@@ -65,6 +65,12 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   const auto dir = opts.param_dir.empty() ? default_param_dir() : opts.param_dir;
   const auto params =
       load_or_generate_params(dir, cfg.circuit, cfg.constraints, cs, setup_pool, true, std::nullopt);
+  // The backend may hold on to the key (resident copies, page-locked host vectors): it goes
+  // before the parameters do, on every path out of here.
+  struct ReleaseBackendFirst {
+    std::unique_ptr<engine::Backend>& backend;
+    ~ReleaseBackendFirst() { backend.reset(); }
+  } release_backend_first{backend_owner};
 
   const std::string run_id = opts.run_id.empty() ? default_run_id(cfg) : opts.run_id;
   nlohmann::json meta = provenance();

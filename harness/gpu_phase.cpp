@@ -19,6 +19,7 @@
 
 #include "core/circuits/circuit.hpp"
 #include "core/curve/random_points.hpp"
+#include "core/engine/config.hpp"
 #include "core/groth16/prover.hpp"
 #include "core/trace/timeline.hpp"
 #include "harness/commands.hpp"
@@ -99,6 +100,7 @@ void add_gpu_phase_command(CLI::App& app) {
     std::string out = "gpu-phase";
     bool check = false, cupti = true;
     std::uint64_t seed = 1;
+    std::string vram_limit = "0";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--circuit", o->circuit, "circuit name")->capture_default_str();
@@ -110,6 +112,10 @@ void add_gpu_phase_command(CLI::App& app) {
   cmd->add_flag("--check", o->check, "compare the sums with the CPU backend's (slow at 2^24)");
   cmd->add_flag("!--no-cupti", o->cupti, "do not collect kernel times with CUPTI");
   cmd->add_option("--seed", o->seed, "seed of the witness and the synthetic key")->capture_default_str();
+  cmd->add_option("--vram-limit", o->vram_limit,
+                  "device memory budget (e.g. 8GiB; 0 = the device's); a key that does not fit "
+                  "beside the partition is streamed from host memory")
+      ->capture_default_str();
   cmd->callback([o] {
 #ifndef PROOFLAB_HAVE_CUDA
     throw std::runtime_error(
@@ -143,7 +149,13 @@ void add_gpu_phase_command(CLI::App& app) {
     describe_plan("A", plan.a, pk.a.size());
     describe_plan("B_G1", plan.b_g1, pk.b_g1.size());
 
-    gpu::engine::CudaBackend backend(1, 0);
+    gpu::engine::CudaBackend backend(1, engine::parse_bytes("--vram-limit", o->vram_limit));
+    const bool streamed = backend.streams_key(0, pk, domain);
+    std::printf("key: %.2f GiB of G1 queries, %s (budget %.2f GiB, partition estimate %.2f GiB)\n",
+                gpu::engine::CudaBackend::resident_key_bytes(pk) / double(1ull << 30),
+                streamed ? "streamed from host memory in batches" : "resident on the device",
+                backend.vram_budget(0) / double(1ull << 30),
+                gpu::engine::CudaBackend::partition_bytes(domain) / double(1ull << 30));
     const auto epoch = trace::monotonic_ns();
     std::unique_ptr<gpu::observe::CuptiCollector> cupti;
     if (o->cupti) {
@@ -181,6 +193,8 @@ void add_gpu_phase_command(CLI::App& app) {
     out["constraints"] = o->constraints;
     out["domain"] = domain;
     out["reps"] = o->reps;
+    out["key"] = streamed ? "streamed" : "resident";
+    out["vram_budget"] = backend.vram_budget(0);
     out["stage_ms_median"] = median(stage_ms);
     out["phase_ms_median"] = median(phase_ms);
     out["phase_ms"] = phase_ms;

@@ -112,10 +112,22 @@ struct KeyId {
   }
 };
 
-// A proving key's G1 queries resident on one device.
+// A proving key's G1 queries on one device: resident, or — when they do not fit beside a
+// partition — left in host memory and streamed through the MSMs in batches (h etc. null).
 struct ResidentKey {
   KeyId id;
+  bool streamed = false;
   std::unique_ptr<msm::DeviceBases> h, l, a, b_g1;
+  // A streamed key's host vectors, page-locked (cudaHostRegister) so their uploads run at
+  // full PCIe speed and overlap the MSMs; unregistered when the key is dropped.
+  std::vector<const void*> registered;
+
+  ResidentKey() = default;
+  ResidentKey(const ResidentKey&) = delete;
+  ResidentKey& operator=(const ResidentKey&) = delete;
+  ~ResidentKey() {
+    for (const void* p : registered) cudaHostUnregister(const_cast<void*>(p));
+  }
 };
 
 // A stream with what runs on it: one GPU phase (or one upload) at a time.
@@ -240,7 +252,8 @@ class CudaDeviceBuffers final : public prooflab::engine::DeviceBuffers {
   std::size_t n_;
 };
 
-std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16::ProvingKey& pk) {
+std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16::ProvingKey& pk,
+                                          bool streamed) {
   const KeyId id = KeyId::of(pk);
   std::lock_guard lock(d.key_mu);
   if (d.key && d.key->id == id) return d.key;
@@ -249,6 +262,21 @@ std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16:
   d.key.reset();
   auto k = std::make_shared<ResidentKey>();
   k->id = id;
+  if (streamed) {
+    k->streamed = true;
+    for (const auto* q : {&pk.h, &pk.l, &pk.a, &pk.b_g1}) {
+      if (q->empty()) continue;
+      void* p = const_cast<curve::G1Affine*>(q->data());
+      // Pinning can fail (locked-memory limits); the copies then run from pageable memory.
+      if (cudaHostRegister(p, q->size() * sizeof(curve::G1Affine), cudaHostRegisterDefault) ==
+          cudaSuccess)
+        k->registered.push_back(p);
+      else
+        cudaGetLastError();
+    }  // the reference's 16 GiB card at 2^27: ~38 GiB of queries
+    d.key = k;
+    return k;
+  }
   const char* stage = "pk_bases";
   k->h = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.h), d.service, stage);
   k->l = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.l), d.service, stage);
@@ -357,6 +385,15 @@ std::uint64_t CudaBackend::vram_peak(int device) const { return device_at(device
 
 void CudaBackend::reset_vram_peak(int device) { device_at(device).alloc->reset_peak(); }
 
+bool CudaBackend::streams_key(int device, const groth16::ProvingKey& pk,
+                              std::size_t domain_size) const {
+  return resident_key_bytes(pk) + partition_bytes(domain_size) > vram_budget(device);
+}
+
+std::size_t CudaBackend::stream_batch(std::size_t domain_size) {
+  return std::max<std::size_t>(64, (domain_size / 4 + 63) / 64 * 64);
+}
+
 std::size_t CudaBackend::tail_chunk(std::size_t domain_size) {
   return std::max<std::size_t>(domain_size / 2, 1);
 }
@@ -377,10 +414,14 @@ std::uint64_t CudaBackend::partition_bytes(std::size_t n) {
   // msm.hpp gives no query for sum_selected's own partial sums (one point per few bitmap
   // words); they are far below the MSM of H's scratch, which bounds this phase in practice.
   const std::uint64_t bitmap = 8 * ((n + 63) / 64);
-  // A tail chunk: its base positions and scalars uploaded, and the MSM's scratch.
+  // A tail chunk: its base positions and scalars uploaded, and the MSM's scratch (with a
+  // streamed key: its bases instead of positions, in two buffers).
   const std::size_t k = tail_chunk(n);
-  const std::uint64_t tail = (sizeof(std::uint32_t) + kFrBytes) * k + msm::scratch_bytes(k);
-  return inputs + std::max({h_scratch, msm_h, bitmap, tail});
+  const std::uint64_t tail = (2 * kAffineBytes + kFrBytes) * k + msm::scratch_bytes(k);
+  // A streamed key: two batches of bases in flight and one batch's MSM scratch.
+  const std::size_t batch = stream_batch(n);
+  const std::uint64_t streamed = 2 * kAffineBytes * batch + msm::scratch_bytes(batch) + bitmap;
+  return inputs + std::max({h_scratch, msm_h, bitmap, tail, streamed});
 }
 
 std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage(
@@ -444,29 +485,46 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
   try {
     // Per device, once: the key's queries and the NTT tables of this size (the first phase
     // on a device pays their upload before its sub-stages start).
-    const std::shared_ptr<ResidentKey> key = resident_key(d, pk);
+    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n));
     const ntt::Domain& dom = domain_of(d, log2_exact(n));
     LaneLease lane(d);
 
     auto t0 = std::chrono::steady_clock::now();
     lane->h->compute(buf.a.get(), buf.b.get(), buf.c.get(), dom, lane->stream);
     // a[0, n-1) holds h as canonical scalars (msm::Scalar layout); Msm::run synchronises.
-    sums.h = msm::to_jacobian(lane->msm->run(key->h->data(),
-                                             reinterpret_cast<const std::uint32_t*>(buf.a.get()),
-                                             n - 1, lane->stream, msm::MsmOptions{}, "msm_h"));
+    const auto* h_scalars = reinterpret_cast<const std::uint32_t*>(buf.a.get());
+    const std::size_t batch = stream_batch(n);
+    sums.h = msm::to_jacobian(
+        key->streamed
+            ? lane->msm->run_streamed(reinterpret_cast<const msm::G1AffineRaw*>(pk.h.data()),
+                                      h_scalars, n - 1, batch, lane->stream, {}, "msm_h")
+            : lane->msm->run(key->h->data(), h_scalars, n - 1, lane->stream, {}, "msm_h"));
     if (on_substage) on_substage("ntt_h", micros_since(t0));
 
     t0 = std::chrono::steady_clock::now();
-    const curve::G1Jacobian ones_l = ones_sum(*lane, *key->l, plan.l.ones);
-    const curve::G1Jacobian ones_a = ones_sum(*lane, *key->a, plan.a.ones);
-    const curve::G1Jacobian ones_b = ones_sum(*lane, *key->b_g1, plan.b_g1.ones);
+    const auto ones = [&](const std::unique_ptr<msm::DeviceBases>& resident,
+                          const std::vector<curve::G1Affine>& host, const auto& q) {
+      return key->streamed ? msm::sum_selected_streamed(*lane->msm, std::span(host), q.ones,
+                                                        batch, lane->stream, "batch_add")
+                           : ones_sum(*lane, *resident, q.ones);
+    };
+    const curve::G1Jacobian ones_l = ones(key->l, pk.l, plan.l);
+    const curve::G1Jacobian ones_a = ones(key->a, pk.a, plan.a);
+    const curve::G1Jacobian ones_b = ones(key->b_g1, pk.b_g1, plan.b_g1);
     if (on_substage) on_substage("batch_add", micros_since(t0));
 
     t0 = std::chrono::steady_clock::now();
     const std::size_t chunk = tail_chunk(n);
-    sums.l = ones_l.add(tail_sum(*lane, *key->l, plan.l, chunk));
-    sums.a = ones_a.add(tail_sum(*lane, *key->a, plan.a, chunk));
-    sums.b_g1 = ones_b.add(tail_sum(*lane, *key->b_g1, plan.b_g1, chunk));
+    const auto tail = [&](const std::unique_ptr<msm::DeviceBases>& resident, const auto& q) {
+      // Streamed key: the tail's gathered bases go up in chunks instead of being gathered.
+      return key->streamed ? msm::msm_streamed(*lane->msm, std::span(q.tail_bases),
+                                               std::span(q.tail_scalars), chunk, lane->stream,
+                                               "tail_msm")
+                           : tail_sum(*lane, *resident, q, chunk);
+    };
+    sums.l = ones_l.add(tail(key->l, plan.l));
+    sums.a = ones_a.add(tail(key->a, plan.a));
+    sums.b_g1 = ones_b.add(tail(key->b_g1, plan.b_g1));
     check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
     if (on_substage) on_substage("tail_msm", micros_since(t0));
   } catch (const DeviceOutOfMemory& e) {

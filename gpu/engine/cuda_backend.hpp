@@ -71,6 +71,13 @@ class CudaBackend final : public prooflab::engine::Backend {
   // Largest number of tail points given to one device MSM; longer tails run in chunks so the
   // tail's device footprint stays within the H phase's (see partition_vram_bytes).
   static std::size_t tail_chunk(std::size_t domain_size);
+  // Whether the key's queries stay in host memory and stream through the MSMs in batches of
+  // stream_batch(n) points: when resident_key_bytes + partition_bytes(n) exceed the budget.
+  // A streamed key's vectors are page-locked (cudaHostRegister) until another key replaces it
+  // or the backend is destroyed: the ProvingKey must outlive its use here (as it must anyway:
+  // keys are recognised by address).
+  bool streams_key(int device, const groth16::ProvingKey& pk, std::size_t domain_size) const;
+  static std::size_t stream_batch(std::size_t domain_size);
   // Bytes the proving key's G1 queries take on each device once resident.
   static std::uint64_t resident_key_bytes(const groth16::ProvingKey& pk);
 

@@ -152,17 +152,19 @@ G1XyzzRaw Msm::run_indexed(const G1AffineRaw* d_bases, const std::uint32_t* d_in
   return result;
 }
 
-G1XyzzRaw Msm::run_streamed(const G1AffineRaw* h_bases, const std::uint32_t* d_scalars,
-                            std::size_t n, std::size_t batch, cudaStream_t stream,
-                            const MsmOptions& opts, const char* stage) {
-  if (batch == 0) throw std::invalid_argument("gpu msm: run_streamed with a batch of 0 points");
-  if (n == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
+// Runs fn(device batch, first, len) over the batches of host points [0, n): batch b + 1 is
+// copied on a side stream into the other of two device buffers while fn works on batch b. fn
+// must have finished with its buffer when it returns (run() and sum_selected() synchronise).
+template <class Fn>
+void Msm::for_each_batch(const G1AffineRaw* h_bases, std::size_t n, std::size_t batch,
+                         cudaStream_t stream, const char* stage, Fn&& fn) {
+  if (batch == 0) throw std::invalid_argument("gpu msm: streamed bases in batches of 0 points");
+  if (n == 0) return;
   batch = std::min(batch, n);
   const std::size_t batches = (n + batch - 1) / batch;
   memory::DeviceBuffer<G1AffineRaw> buf[2] = {scratch<G1AffineRaw>(alloc_, batch, stream, stage),
                                               scratch<G1AffineRaw>(alloc_, batches > 1 ? batch : 1,
                                                                    stream, stage)};
-  // The buffers come from the pool in `stream`'s order: make that visible to the copy stream.
   cudaStream_t copy = nullptr;
   cudaEvent_t ready[2] = {nullptr, nullptr};
   check_cuda(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking), "cudaStreamCreate(msm copy)");
@@ -175,6 +177,7 @@ G1XyzzRaw Msm::run_streamed(const G1AffineRaw* h_bases, const std::uint32_t* d_s
   try {
     for (auto& e : ready)
       check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate(msm copy)");
+    // The buffers come from the pool in `stream`'s order: make that visible to the copy stream.
     check_cuda(cudaEventRecord(ready[0], stream), "cudaEventRecord");
     check_cuda(cudaStreamWaitEvent(copy, ready[0]), "cudaStreamWaitEvent");
     const auto upload = [&](std::size_t b) {
@@ -185,20 +188,41 @@ G1XyzzRaw Msm::run_streamed(const G1AffineRaw* h_bases, const std::uint32_t* d_s
       check_cuda(cudaEventRecord(ready[b % 2], copy), "cudaEventRecord");
     };
     upload(0);
-    auto sum = curve::Xyzz<curve::G1Curve>::infinity();
     for (std::size_t b = 0; b < batches; ++b) {
-      // Buffer (b + 1) % 2 was last read by batch b − 1's MSM, which run() has synchronised.
+      // Buffer (b + 1) % 2 was last read by fn for batch b − 1, which has returned.
       if (b + 1 < batches) upload(b + 1);
       check_cuda(cudaStreamWaitEvent(stream, ready[b % 2]), "cudaStreamWaitEvent");
-      const std::size_t first = b * batch, len = std::min(batch, n - first);
-      sum = sum.add(to_core(run(buf[b % 2].get(), d_scalars + 8 * first, len, stream, opts, stage)));
+      const std::size_t first = b * batch;
+      fn(buf[b % 2].get(), first, std::min(batch, n - first));
     }
-    cleanup();
-    return to_raw(sum);
   } catch (...) {
     cleanup();
     throw;
   }
+  cleanup();
+}
+
+G1XyzzRaw Msm::run_streamed(const G1AffineRaw* h_bases, const std::uint32_t* d_scalars,
+                            std::size_t n, std::size_t batch, cudaStream_t stream,
+                            const MsmOptions& opts, const char* stage) {
+  auto sum = curve::Xyzz<curve::G1Curve>::infinity();
+  for_each_batch(h_bases, n, batch, stream, stage,
+                 [&](const G1AffineRaw* d, std::size_t first, std::size_t len) {
+                   sum = sum.add(to_core(run(d, d_scalars + 8 * first, len, stream, opts, stage)));
+                 });
+  return to_raw(sum);
+}
+
+G1XyzzRaw Msm::sum_selected_streamed(const G1AffineRaw* h_bases, const std::uint64_t* d_bitmap,
+                                     std::size_t n, std::size_t batch, cudaStream_t stream,
+                                     const char* stage) {
+  batch = (batch + 63) / 64 * 64;  // each batch starts on a bitmap word
+  auto sum = curve::Xyzz<curve::G1Curve>::infinity();
+  for_each_batch(h_bases, n, batch, stream, stage,
+                 [&](const G1AffineRaw* d, std::size_t first, std::size_t len) {
+                   sum = sum.add(to_core(sum_selected(d, d_bitmap + first / 64, len, stream, stage)));
+                 });
+  return to_raw(sum);
 }
 
 G1XyzzRaw Msm::sum_selected(const G1AffineRaw* d_bases, const std::uint64_t* d_bitmap,

@@ -84,10 +84,19 @@ class Msm {
   // reference's batch addition for scalars equal to one. Synchronises `stream`.
   G1XyzzRaw sum_selected(const G1AffineRaw* d_bases, const std::uint64_t* d_bitmap, std::size_t n,
                          cudaStream_t stream, const char* stage = "batch_add");
+  // The same with the bases in host memory, streamed as run_streamed does (batch rounded up
+  // to a multiple of 64); the bitmap is on the device.
+  G1XyzzRaw sum_selected_streamed(const G1AffineRaw* h_bases, const std::uint64_t* d_bitmap,
+                                  std::size_t n, std::size_t batch, cudaStream_t stream,
+                                  const char* stage = "batch_add");
 
   memory::DeviceAllocator& allocator() const { return alloc_; }
 
  private:
+  template <class Fn>
+  void for_each_batch(const G1AffineRaw* h_bases, std::size_t n, std::size_t batch,
+                      cudaStream_t stream, const char* stage, Fn&& fn);
+
   memory::DeviceAllocator& alloc_;
 };
 

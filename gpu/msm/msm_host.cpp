@@ -79,6 +79,18 @@ curve::G1Jacobian msm_indexed(Msm& engine, const G1AffineRaw* d_bases,
                                         scalars.size(), stream, opts, stage));
 }
 
+curve::G1Jacobian msm_streamed(Msm& engine, std::span<const curve::G1Affine> bases,
+                               std::span<const prooflab::msm::Scalar> scalars, std::size_t batch,
+                               cudaStream_t stream, const char* stage) {
+  if (bases.size() != scalars.size())
+    throw std::invalid_argument("gpu msm: " + std::to_string(bases.size()) + " bases and " +
+                                std::to_string(scalars.size()) + " scalars");
+  auto d_scalars = upload(engine.allocator(), scalars, stream, stage);
+  return to_jacobian(engine.run_streamed(reinterpret_cast<const G1AffineRaw*>(bases.data()),
+                                         reinterpret_cast<const std::uint32_t*>(d_scalars.get()),
+                                         scalars.size(), batch, stream, {}, stage));
+}
+
 curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,
                                 std::span<const curve::G1Affine> bases,
                                 std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
@@ -99,6 +111,18 @@ curve::G1Jacobian sum_selected(Msm& engine, const G1AffineRaw* d_bases, std::siz
                                 " words for " + std::to_string(n) + " bases");
   auto d_bitmap = upload(engine.allocator(), bitmap, stream, stage);
   return to_jacobian(engine.sum_selected(d_bases, d_bitmap.get(), n, stream, stage));
+}
+
+curve::G1Jacobian sum_selected_streamed(Msm& engine, std::span<const curve::G1Affine> bases,
+                                        std::span<const std::uint64_t> bitmap, std::size_t batch,
+                                        cudaStream_t stream, const char* stage) {
+  if (bitmap.size() * 64 < bases.size())
+    throw std::invalid_argument("gpu batch_add: bitmap of " + std::to_string(bitmap.size()) +
+                                " words for " + std::to_string(bases.size()) + " bases");
+  auto d_bitmap = upload(engine.allocator(), bitmap, stream, stage);
+  return to_jacobian(engine.sum_selected_streamed(reinterpret_cast<const G1AffineRaw*>(bases.data()),
+                                                  d_bitmap.get(), bases.size(), batch, stream,
+                                                  stage));
 }
 
 }  // namespace prooflab::gpu::msm

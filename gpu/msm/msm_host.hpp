@@ -41,6 +41,10 @@ curve::G1Jacobian msm_indexed(Msm& engine, const G1AffineRaw* d_bases,
                               std::span<const std::uint32_t> index,
                               std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
                               const MsmOptions& opts = {}, const char* stage = "msm");
+// Bases in host memory (streamed in batches, Msm::run_streamed); scalars uploaded.
+curve::G1Jacobian msm_streamed(Msm& engine, std::span<const curve::G1Affine> bases,
+                               std::span<const prooflab::msm::Scalar> scalars, std::size_t batch,
+                               cudaStream_t stream, const char* stage = "msm");
 // Both uploaded, for tests.
 curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,
                                 std::span<const curve::G1Affine> bases,
@@ -50,5 +54,9 @@ curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,
 curve::G1Jacobian sum_selected(Msm& engine, const G1AffineRaw* d_bases, std::size_t n,
                                std::span<const std::uint64_t> bitmap, cudaStream_t stream,
                                const char* stage = "batch_add");
+// The same with the bases in host memory, streamed in batches (Msm::sum_selected_streamed).
+curve::G1Jacobian sum_selected_streamed(Msm& engine, std::span<const curve::G1Affine> bases,
+                                        std::span<const std::uint64_t> bitmap, std::size_t batch,
+                                        cudaStream_t stream, const char* stage = "batch_add");
 
 }  // namespace prooflab::gpu::msm

@@ -238,6 +238,31 @@ TEST_P(CudaBackendPhase, PartitionEstimateCoversTheMeasuredPeak) {
               static_cast<unsigned long long>(CudaBackend::partition_bytes(m.n)));
 }
 
+TEST_P(CudaBackendPhase, StreamsTheKeyWhenItDoesNotFitAndStillEqualsTheCpu) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const std::uint64_t key = CudaBackend::resident_key_bytes(s.pk);
+  if (key < (1u << 20)) GTEST_SKIP() << "a key of " << key << " B is smaller than the NTT tables";
+  const auto circuit = circuits::make_circuit(GetParam().circuit, GetParam().constraints, 12);
+  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
+  const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
+  const std::size_t n = part.a.size();
+  engine::CpuBackend cpu(1, 0, 0);
+  auto cpu_buffers = cpu.stage(0, part, "test");
+  const auto want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, plan, [](const char*, std::int64_t) {});
+  // Room for a partition and the tables, not for the key beside them: the key streams.
+  CudaBackend cuda(1, CudaBackend::partition_bytes(n) + key - 1);
+  auto buffers = cuda.stage(0, part, "test");
+  const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](const char*, std::int64_t) {});
+  expect_same(got.h, want.h, "H");
+  expect_same(got.l, want.l, "L");
+  expect_same(got.a, want.a, "A");
+  expect_same(got.b_g1, want.b_g1, "B_G1");
+  buffers.reset();
+  EXPECT_LT(cuda.vram_used(0), key) << "the key must not have been made resident";
+  EXPECT_LE(cuda.vram_peak(0), cuda.vram_budget(0));
+}
+
 INSTANTIATE_TEST_SUITE_P(Circuits, CudaBackendPhase,
                          ::testing::Values(PhaseCase{"tiny", 0}, PhaseCase{"porep-like", 1 << 10},
                                            PhaseCase{"porep-like", 1 << 11},
