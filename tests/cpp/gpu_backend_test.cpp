@@ -74,6 +74,13 @@ void expect_same(const curve::G1Jacobian& gpu, const curve::G1Jacobian& cpu, con
   EXPECT_TRUE(gpu.to_affine() == cpu.to_affine()) << what << " differs from the CPU backend's";
 }
 
+void expect_same_sums(const groth16::GpuPhaseSums& got, const groth16::GpuPhaseSums& want) {
+  expect_same(got.h, want.h, "H");
+  expect_same(got.l, want.l, "L");
+  expect_same(got.a, want.a, "A");
+  expect_same(got.b_g1, want.b_g1, "B_G1");
+}
+
 // ---------------------------------------------------------------- without a GPU
 
 TEST(CudaBackendNoGpu, WithoutADeviceConstructionSaysWhyInTheRuntimesWords) {
@@ -147,6 +154,23 @@ struct PhaseCase {
 
 class CudaBackendPhase : public ::testing::TestWithParam<PhaseCase> {
  protected:
+  // A partition of the case's circuit, its MSM plan and the CPU backend's sums for it.
+  struct Inputs {
+    groth16::SynthesizedPartition part;
+    groth16::MsmPlan plan;
+    groth16::GpuPhaseSums want;
+  };
+  static Inputs inputs(const struct Setup& s, std::uint64_t seed) {
+    Inputs in;
+    const auto circuit = circuits::make_circuit(GetParam().circuit, GetParam().constraints, seed);
+    in.part = groth16::synthesize(*circuit, s.cs, pool());
+    in.plan = groth16::prep_msm(s.pk, s.cs, in.part.witness);
+    engine::CpuBackend cpu(1, 0, 0);
+    auto cpu_buffers = cpu.stage(0, in.part, "test");
+    in.want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, in.plan, [](const char*, std::int64_t) {});
+    return in;
+  }
+
   // One backend for every case: each case brings another key, which replaces the resident one.
   // Torn down with the suite, while the CUDA runtime is still there (not at exit).
   static CudaBackend& backend() {
@@ -160,14 +184,9 @@ class CudaBackendPhase : public ::testing::TestWithParam<PhaseCase> {
 TEST_P(CudaBackendPhase, EqualsTheCpuBackendsSumsExactly) {
   REQUIRE_GPU();
   const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
-  const auto circuit = circuits::make_circuit(GetParam().circuit, GetParam().constraints, 11);
-  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
-  const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
+  const Inputs in = inputs(s, 11);
+  const auto& [part, plan, want] = in;
   const std::size_t n = part.a.size();
-
-  engine::CpuBackend cpu(1, 0, 0);
-  auto cpu_buffers = cpu.stage(0, part, "test");
-  const auto want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, plan, [](const char*, std::int64_t) {});
 
   CudaBackend& cuda = backend();
   const std::uint64_t used0 = cuda.vram_used(0);
@@ -180,10 +199,7 @@ TEST_P(CudaBackendPhase, EqualsTheCpuBackendsSumsExactly) {
     EXPECT_GE(us, 0) << name;
   });
   EXPECT_EQ(substages, (std::vector<std::string>{"ntt_h", "batch_add", "tail_msm"}));
-  expect_same(got.h, want.h, "H");
-  expect_same(got.l, want.l, "L");
-  expect_same(got.a, want.a, "A");
-  expect_same(got.b_g1, want.b_g1, "B_G1");
+  expect_same_sums(got, want);
   // What stays after the phase: this key's bases and the NTT tables, no partition memory.
   const std::uint64_t resident = cuda.vram_used(0);
   EXPECT_GE(resident, CudaBackend::resident_key_bytes(s.pk));
@@ -243,21 +259,14 @@ TEST_P(CudaBackendPhase, StreamsTheKeyWhenItDoesNotFitAndStillEqualsTheCpu) {
   const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
   const std::uint64_t key = CudaBackend::resident_key_bytes(s.pk);
   if (key < (1u << 20)) GTEST_SKIP() << "a key of " << key << " B is smaller than the NTT tables";
-  const auto circuit = circuits::make_circuit(GetParam().circuit, GetParam().constraints, 12);
-  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
-  const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
+  const Inputs in = inputs(s, 12);
+  const auto& [part, plan, want] = in;
   const std::size_t n = part.a.size();
-  engine::CpuBackend cpu(1, 0, 0);
-  auto cpu_buffers = cpu.stage(0, part, "test");
-  const auto want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, plan, [](const char*, std::int64_t) {});
   // Room for a partition and the tables, not for the key beside them: the key streams.
   CudaBackend cuda(1, CudaBackend::partition_bytes(n) + key - 1);
   auto buffers = cuda.stage(0, part, "test");
-  const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](const char*, std::int64_t) {});
-  expect_same(got.h, want.h, "H");
-  expect_same(got.l, want.l, "L");
-  expect_same(got.a, want.a, "A");
-  expect_same(got.b_g1, want.b_g1, "B_G1");
+  expect_same_sums(cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](const char*, std::int64_t) {}),
+                   want);
   buffers.reset();
   EXPECT_LT(cuda.vram_used(0), key) << "the key must not have been made resident";
   EXPECT_LE(cuda.vram_peak(0), cuda.vram_budget(0));
