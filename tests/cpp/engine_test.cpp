@@ -207,7 +207,17 @@ TEST_F(EngineTest, TwoLockWithSmallVramTakesAndReportsTheFallback) {
   // Room for exactly one partition's buffers: pre-staging a second never fits.
   cfg.vram_limit = probe.partition_vram_bytes(1024) + 1;
   const auto o = run(cfg);
-  EXPECT_EQ(o.result.summary["failed"], 0);
+  // A fallback worker allocates inside the compute lock, after the device sync and trim; if
+  // another worker pre-staged into the room freed meanwhile, that allocation fails — the
+  // two-lock design's race, the reference's Phase-10 failure (docs/engine.md). Under CPU
+  // contention it happens here about once in 20 runs. What must hold: any failure is exactly
+  // that out-of-memory in the phase, and the batch goes on.
+  for (const auto& r : o.result.jobs)
+    if (!r.ok)
+      EXPECT_NE(r.reason.find("out of device memory on device 0 in gpu_phase"), std::string::npos)
+          << r.reason;
+  EXPECT_EQ(o.result.summary["completed"].get<int>() + o.result.summary["failed"].get<int>(),
+            static_cast<int>(cfg.count));
   std::size_t skip = 0;
   for (const auto& r : o.rows)
     if (r.event == "PRESTAGE_END" && r.detail == "prestage=skip_vram") ++skip;
