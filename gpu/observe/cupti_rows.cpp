@@ -218,80 +218,57 @@ void CuptiRecordConverter::add_marker(const CUpti_ActivityMarker2& m, std::vecto
   }
 }
 
+template <class Record>
+bool CuptiRecordConverter::device_row(const Record& r, const char* kind, CuptiRow& row,
+                                      std::vector<CuptiRow>& out) {
+  learn_context(r.contextId, r.deviceId, out);
+  if (!valid_interval(r.start, r.end)) {
+    ++counts_.incomplete;
+    return false;
+  }
+  row.kind = kind;
+  row.device = static_cast<int>(r.deviceId);
+  row.stream = r.streamId;
+  row.start_ns = r.start;
+  row.end_ns = r.end;
+  row.correlation = r.correlationId;
+  return true;
+}
+
 void CuptiRecordConverter::add(const CUpti_Activity* record, std::vector<CuptiRow>& out) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      learn_context(k.contextId, k.deviceId, out);
-      if (!valid_interval(k.start, k.end)) {
-        ++counts_.incomplete;
-        return;
-      }
       CuptiRow row;
-      row.kind = "KERNEL";
-      row.device = static_cast<int>(k.deviceId);
-      row.stream = k.streamId;
+      if (!device_row(k, "KERNEL", row, out)) return;
       row.name = kernel_name(k.name);
-      row.start_ns = k.start;
-      row.end_ns = k.end;
-      row.correlation = k.correlationId;
       emit(std::move(row), out);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto& c = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      learn_context(c.contextId, c.deviceId, out);
-      if (!valid_interval(c.start, c.end)) {
-        ++counts_.incomplete;
-        return;
-      }
       CuptiRow row;
-      row.kind = "MEMCPY";
-      row.device = static_cast<int>(c.deviceId);
-      row.stream = c.streamId;
+      if (!device_row(c, "MEMCPY", row, out)) return;
       row.name = copy_kind_name(c.copyKind);
-      row.start_ns = c.start;
-      row.end_ns = c.end;
       row.bytes = static_cast<std::int64_t>(c.bytes);
-      row.correlation = c.correlationId;
       emit(std::move(row), out);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {  // peer-to-peer copies
       const auto& c = *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-      learn_context(c.contextId, c.deviceId, out);
-      if (!valid_interval(c.start, c.end)) {
-        ++counts_.incomplete;
-        return;
-      }
       CuptiRow row;
-      row.kind = "MEMCPY";
-      row.device = static_cast<int>(c.deviceId);
-      row.stream = c.streamId;
+      if (!device_row(c, "MEMCPY", row, out)) return;
       row.name = "PtoP";
-      row.start_ns = c.start;
-      row.end_ns = c.end;
       row.bytes = static_cast<std::int64_t>(c.bytes);
-      row.correlation = c.correlationId;
       emit(std::move(row), out);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      learn_context(m.contextId, m.deviceId, out);
-      if (!valid_interval(m.start, m.end)) {
-        ++counts_.incomplete;
-        return;
-      }
       CuptiRow row;
-      row.kind = "MEMSET";
-      row.device = static_cast<int>(m.deviceId);
-      row.stream = m.streamId;
-      row.start_ns = m.start;
-      row.end_ns = m.end;
+      if (!device_row(m, "MEMSET", row, out)) return;
       row.bytes = static_cast<std::int64_t>(m.bytes);
-      row.correlation = m.correlationId;
       emit(std::move(row), out);
       return;
     }

@@ -56,6 +56,10 @@ class CuptiRecordConverter {
   void learn_context(std::uint32_t context, std::uint32_t device, std::vector<CuptiRow>& out);
   void add_marker(const CUpti_ActivityMarker2& m, std::vector<CuptiRow>& out);
   void emit(CuptiRow row, std::vector<CuptiRow>& out);
+  // The fields every device record (kernel, copy, set) shares, CUPTI naming them alike in
+  // each record type; false (counted incomplete) when the interval is not valid.
+  template <class Record>
+  bool device_row(const Record& r, const char* kind, CuptiRow& row, std::vector<CuptiRow>& out);
   const std::string& kernel_name(const char* mangled);
 
   struct OpenMarker {
