@@ -223,13 +223,8 @@ void add_metrics_for_inputs(Baseline& b, const Inputs& in) {
     const bool gpu = !entries.empty() && entries.front().contains("samples_ms");
     const std::string metric = gpu ? "gpu." + name : "gbench." + name + ".cpu_time";
     if (b.find(metric)) continue;
-    Metric m;
-    m.name = metric;
-    m.kind = "wallclock";
-    m.source = "gbench";
-    m.unit = gpu ? "ms" : "ns";
-    m.tolerance = gpu ? 0.10 : 0.30;
-    m.tolerance_interleaved = gpu ? 0.03 : 0.05;
+    Metric m = wallclock_metric(metric, "gbench", gpu ? "ms" : "ns", gpu ? 0.10 : 0.30,
+                                gpu ? 0.03 : 0.05);
     m.benchmark = name;
     m.field = gpu ? "samples_ms" : "cpu_time";
     if (gpu) m.device = "cuda";
@@ -238,13 +233,7 @@ void add_metrics_for_inputs(Baseline& b, const Inputs& in) {
   bool has_run_metric = false;
   for (const auto& m : b.metrics) has_run_metric |= m.source == "run";
   if (!in.runs.empty() && !has_run_metric) {
-    Metric m;
-    m.name = "runs.s_per_proof";
-    m.kind = "wallclock";
-    m.source = "run";
-    m.unit = "s";
-    m.tolerance = 0.30;
-    m.tolerance_interleaved = 0.05;
+    Metric m = wallclock_metric("runs.s_per_proof", "run", "s", 0.30, 0.05);
     m.key = "s_per_proof";
     b.metrics.push_back(m);
   }

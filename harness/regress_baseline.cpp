@@ -3,6 +3,7 @@
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "harness/workload.hpp"
 
@@ -204,6 +205,18 @@ void save_baseline(const std::filesystem::path& path, const Baseline& b) {
   std::filesystem::rename(tmp, path);
 }
 
+Metric wallclock_metric(std::string name, std::string source, std::string unit, double tolerance,
+                        double tolerance_interleaved) {
+  Metric m;
+  m.name = std::move(name);
+  m.kind = "wallclock";
+  m.source = std::move(source);
+  m.unit = std::move(unit);
+  m.tolerance = tolerance;
+  m.tolerance_interleaved = tolerance_interleaved;
+  return m;
+}
+
 std::vector<Metric> default_cpu_metrics() {
   std::vector<Metric> out;
   for (const auto& w : workload_specs()) {
@@ -221,13 +234,7 @@ std::vector<Metric> default_cpu_metrics() {
     // Time of the tiny prove, run natively (its thread's CPU time: one thread, so preemption
     // on a shared machine does not count): the timed metric that the injected slowdown
     // reaches, so the statistical path can be shown to catch a 5 % regression.
-    Metric m;
-    m.name = "cpu_seconds.prove_tiny";
-    m.kind = "wallclock";
-    m.source = "workload";
-    m.unit = "s";
-    m.tolerance = 0.30;
-    m.tolerance_interleaved = 0.03;
+    Metric m = wallclock_metric("cpu_seconds.prove_tiny", "workload", "s", 0.30, 0.03);
     m.workload = "prove_tiny";
     m.n = workload_spec("prove_tiny").default_n;
     m.repetitions = 16;  // 10 per arm missed one injected 5 % in 10 (two slow processes)
@@ -247,13 +254,7 @@ std::vector<Metric> default_cpu_metrics() {
                                           "--out",       "{out}/{run_id}",
                                           "--param-dir", "{param_dir}"};
   {
-    Metric m;
-    m.name = "ci-smoke.s_per_proof";
-    m.kind = "wallclock";
-    m.source = "command";
-    m.unit = "s";
-    m.tolerance = 0.90;
-    m.tolerance_interleaved = 0.05;
+    Metric m = wallclock_metric("ci-smoke.s_per_proof", "command", "s", 0.90, 0.05);
     m.repetitions = 8;
     m.warmup = 1;  // the first invocation of each arm also generates the parameters
     m.command = smoke;
@@ -264,13 +265,7 @@ std::vector<Metric> default_cpu_metrics() {
     out.push_back(m);
   }
   {
-    Metric m;
-    m.name = "ci-smoke.cpu_s";
-    m.kind = "wallclock";
-    m.source = "command";
-    m.unit = "s";
-    m.tolerance = 0.30;
-    m.tolerance_interleaved = 0.03;
+    Metric m = wallclock_metric("ci-smoke.cpu_s", "command", "s", 0.30, 0.03);
     m.repetitions = 10;  // ~11 per arm resolve 3 % on the 2-core dev VM (±5 % run to run)
     m.warmup = 1;        // the first invocation of each arm also generates the parameters
     m.command = smoke;

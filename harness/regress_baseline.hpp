@@ -85,5 +85,9 @@ Metric metric_from_json(const nlohmann::json& j, const std::string& where);
 // The metrics a new CPU baseline starts with: instruction counts of the five workloads and
 // the ci-smoke wall-clock throughput.
 std::vector<Metric> default_cpu_metrics();
+// A wall-clock metric with its tolerances against stored figures and against an interleaved
+// baseline build; the source-specific fields are the caller's to fill.
+Metric wallclock_metric(std::string name, std::string source, std::string unit, double tolerance,
+                        double tolerance_interleaved);
 
 }  // namespace prooflab::harness

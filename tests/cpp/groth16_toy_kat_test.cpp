@@ -102,6 +102,12 @@ groth16::BasicQapAtTau<ToyField> kat_qap(const XorDemo& demo, parallel::ThreadPo
   return groth16::evaluate_qap_at(demo.cs, kat_domain(demo.cs), toy(kTau), pool, demo.tables());
 }
 
+// The setup's discrete logs (IC, L, H, A, B) for REFERENCE.md's toxic waste.
+groth16::QueryScalars<ToyField> kat_srs(const XorDemo& demo, parallel::ThreadPool& pool) {
+  return groth16::query_scalars(demo.cs, kat_qap(demo, pool), groth16::qap_domain_size(demo.cs),
+                                toy(kAlpha), toy(kBeta), toy(kGamma), toy(kDelta), toy(kTau));
+}
+
 // The prover's input to compute_h: A·w, B·w, C·w over the QAP rows, zero-padded.
 std::vector<std::uint64_t> kat_h(const XorDemo& demo, parallel::ThreadPool& pool) {
   const auto e =
@@ -216,10 +222,7 @@ TEST(Groth16ToyKat, ComputeHIsTheReferenceQuotient) {
 TEST(Groth16ToyKat, QueryScalarsAreTheReferenceSrs) {
   parallel::ThreadPool pool(1);
   const XorDemo demo = make_xor_demo();
-  const auto qap = kat_qap(demo, pool);
-  const auto q =
-      groth16::query_scalars(demo.cs, qap, groth16::qap_domain_size(demo.cs), toy(kAlpha),
-                             toy(kBeta), toy(kGamma), toy(kDelta), toy(kTau));
+  const auto q = kat_srs(demo, pool);
   const ToyField gamma_inv = toy(kGamma).inverse(), delta_inv = toy(kDelta).inverse();
   // H: the m − 1 = 7 points τ^i·Z(τ)/δ.
   ASSERT_EQ(q.h.size(), 7u);
@@ -266,10 +269,7 @@ bool toy_verify(const groth16::QueryScalars<ToyField>& q, const ToyProof& p, std
 TEST(Groth16ToyKat, ToyProofFromOurSrsAndHVerifies) {
   parallel::ThreadPool pool(1);
   const XorDemo demo = make_xor_demo();
-  const auto qap = kat_qap(demo, pool);
-  const auto q =
-      groth16::query_scalars(demo.cs, qap, groth16::qap_domain_size(demo.cs), toy(kAlpha),
-                             toy(kBeta), toy(kGamma), toy(kDelta), toy(kTau));
+  const auto q = kat_srs(demo, pool);
   const auto h = kat_h(demo, pool);
   const std::array<std::uint64_t, 4> z = {1, 1, 1, 0};  // ONE, c, a, b
   const ToyProof p = toy_prove(q, h, z);
@@ -295,10 +295,7 @@ TEST(Groth16ToyKat, EveryXorWitnessProves) {
   for (bool a : {false, true})
     for (bool b : {false, true}) {
       const XorDemo demo = make_xor_demo(a, b);
-      const auto qap = kat_qap(demo, pool);
-      const auto q =
-          groth16::query_scalars(demo.cs, qap, groth16::qap_domain_size(demo.cs), toy(kAlpha),
-                                 toy(kBeta), toy(kGamma), toy(kDelta), toy(kTau));
+      const auto q = kat_srs(demo, pool);
       const std::uint64_t c = a != b;
       const ToyProof p = toy_prove(q, kat_h(demo, pool), {1, c, a, b});
       EXPECT_TRUE(toy_verify(q, p, c)) << a << b;
