@@ -13,8 +13,9 @@
 // sppark figures in issue 5), the window sums combined on the host; the result at 2^20 and
 // 2^22 is checked against core/msm on the host's cores (`check` in the note).
 //
-//   prooflab_gpu_bench [--json FILE] [--reps N] [--max-log K] [--quick] [--only GROUPS]
+//   prooflab_gpu_bench [--json FILE] [--reps N] [--max-log K] [--ntt-log K] [--quick] [--only GROUPS]
 //   GROUPS: comma-separated of ntt, h, variants, msm (default: all)
+//   --ntt-log K: the ntt and variants rows of size 2^K only (e.g. to profile one size)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -151,6 +152,9 @@ std::string plan_string(unsigned log_n, const PlanOptions& opt) {
   for (std::size_t i = 0; i < shapes.size(); ++i)
     os << (i ? "+" : "") << shapes[i].s << "(C" << (1u << shapes[i].log_c) << ")";
   os << " T" << opt.threads << " E2^" << opt.log_block_elems;
+  if (!opt.direct_coupling) os << " two-level";
+  if (!opt.paired_stages) os << " single";
+  if (opt.blocks_per_sm != 3) os << " B" << opt.blocks_per_sm;
   return os.str();
 }
 
@@ -168,7 +172,7 @@ std::string json_escape(const std::string& s) {
 
 int main(int argc, char** argv) {
   std::string json_path = "gpu_bench.json";
-  unsigned max_log = 26;
+  unsigned max_log = 26, ntt_log = 0;
   bool quick = false;
   std::string only = "ntt,h,variants,msm";
   Bench b;
@@ -177,11 +181,12 @@ int main(int argc, char** argv) {
     if (a == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (a == "--reps" && i + 1 < argc) b.reps = std::max(7, std::atoi(argv[++i]));
     else if (a == "--max-log" && i + 1 < argc) max_log = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (a == "--ntt-log" && i + 1 < argc) ntt_log = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--quick") quick = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: %s [--json FILE] [--reps N>=7] [--max-log K] [--quick] "
+                   "usage: %s [--json FILE] [--reps N>=7] [--max-log K] [--ntt-log K] [--quick] "
                    "[--only ntt,h,variants,msm]\n",
                    argv[0]);
       return 2;
@@ -340,12 +345,14 @@ int main(int argc, char** argv) {
     const PlanOptions def;
     std::vector<unsigned> ntt_sizes = {20, 22, 24, 26};
     if (quick) ntt_sizes = {20, 24};
+    if (ntt_log) ntt_sizes = {ntt_log};
+    const auto ntt_size_wanted = [&](unsigned k) { return k <= max_log && (!ntt_log || k == ntt_log); };
     for (unsigned k : ntt_sizes)
       if (k <= max_log && wants("ntt")) ntt_case("ntt", Transform::kForward, k, Order::kNatural, def);
     for (unsigned k : ntt_sizes)
       if (k <= max_log && wants("ntt"))
         ntt_case("ntt", Transform::kForward, k, Order::kBitReversed, def);
-    if (24 <= max_log && wants("ntt")) {
+    if (ntt_size_wanted(24) && wants("ntt")) {
       ntt_case("coset_ntt", Transform::kCosetForward, 24, Order::kNatural, def);
       ntt_case("intt", Transform::kInverse, 24, Order::kNatural, def);
       ntt_case("coset_intt", Transform::kCosetInverse, 24, Order::kNatural, def);
@@ -360,20 +367,25 @@ int main(int argc, char** argv) {
     // Plan variants (the tuning axis this first version leaves open): block size, threads,
     // explicit pass splits.
     if (!quick && wants("variants")) {
-      std::vector<PlanOptions> variants;
-      variants.push_back(PlanOptions{10, 256, {}});
-      variants.push_back(PlanOptions{12, 256, {}});
-      variants.push_back(PlanOptions{11, 128, {}});
-      variants.push_back(PlanOptions{12, 512, {12, 12}});
-      variants.push_back(PlanOptions{12, 128, {12, 12}});
-      variants.push_back(PlanOptions{11, 256, {11, 11, 2}});
-      for (const auto& v : variants)
-        if (24 <= max_log) ntt_case("ntt_variant", Transform::kForward, 24, Order::kBitReversed, v);
-      std::vector<PlanOptions> v26 = {PlanOptions{12, 256, {}}, PlanOptions{12, 512, {}},
-                                      PlanOptions{12, 256, {12, 12, 2}},
-                                      PlanOptions{10, 256, {}}};
-      for (const auto& v : v26)
-        if (26 <= max_log) ntt_case("ntt_variant", Transform::kForward, 26, Order::kBitReversed, v);
+      // Each change to the pass kernel against the plan without it, in the same run: the
+      // direct coupling table (two-level = without), paired stages (single = without), the
+      // block size and explicit splits.
+      const auto with = [](unsigned e, unsigned threads, std::vector<unsigned> stages, bool direct,
+                           bool paired, unsigned blocks = 3) {
+        return PlanOptions{e, threads, std::move(stages), direct, paired, blocks};
+      };
+      const std::vector<std::pair<unsigned, PlanOptions>> variants = {
+          {24, with(11, 256, {}, false, false)}, {24, with(11, 256, {}, true, false)},
+          {24, with(11, 256, {}, false, true)},  {24, with(10, 256, {}, false, false)},
+          {24, with(10, 256, {}, true, true)},   {24, with(12, 256, {}, true, true)},
+          {24, with(11, 128, {}, true, true)},   {24, with(12, 512, {12, 12}, true, true)},
+          {24, with(11, 256, {11, 11, 2}, true, true)}, {24, with(10, 256, {}, true, true, 4)},
+          {24, with(10, 128, {}, true, true, 4)},        {24, with(9, 128, {}, true, true, 4)},
+          {26, with(11, 256, {}, false, false)}, {26, with(10, 256, {}, true, true)},
+          {26, with(12, 256, {}, true, true)},   {26, with(12, 512, {}, true, true)},
+          {26, with(12, 256, {12, 12, 2}, true, true)}, {26, with(10, 256, {}, true, true, 4)}};
+      for (const auto& [k, v] : variants)
+        if (ntt_size_wanted(k)) ntt_case("ntt_variant", Transform::kForward, k, Order::kBitReversed, v);
     }
 
     // ---- MSM: bases resident, scalars from pinned host memory in every call ----

@@ -149,9 +149,17 @@ struct alignas(16) Mont32 {
     }
   }
 
+  // Fr's two low limbs are 1 and W - 1 (r ≡ 2^64 - 2^32 + 1 mod 2^64), so M0 = W - 1 and
+  // m = -X[0]: the product m·(W - 1) = m·W - m is lo = X[0], hi = X[0] ? ~X[0] : 0, two ALU
+  // operations instead of two multiply-adds. The multiply pipe (fmaheavy) is what bounds
+  // the NTT (ncu: 97 % busy in the multiplication benchmark, issue slots 43 %).
+  static constexpr bool kLowLimbsOneAndMinusOne =
+      P::modulus(0) == 1 && P::modulus(1) == 0xffffffffu && P::kM0 == 0xffffffffu;
+
   // T += m·p with m = X[0]·M0 mod W, which makes X[0] zero.
   PROOFLAB_HDI static void reduce_row(std::uint32_t (&x)[N], std::uint32_t (&y)[N]) {
-    const std::uint32_t m = x[0] * P::kM0;
+    const std::uint32_t x0 = x[0];
+    const std::uint32_t m = x0 * P::kM0;
     if constexpr (P::modulus(0) == 1) {
       // Fr's lowest limb is 1: m·1 has no high half, so two IMADs per row become adds
       // (the multiply pipe is what bounds the NTT).
@@ -166,8 +174,14 @@ struct alignas(16) Mont32 {
       x[j + 1] = cc::madc_hi_cc(m, P::modulus(j), x[j + 1]);
     }
     y[N - 1] = cc::addc(y[N - 1], 0);
-    y[0] = cc::mad_lo_cc(m, P::modulus(1), y[0]);
-    y[1] = cc::madc_hi_cc(m, P::modulus(1), y[1]);
+    if constexpr (kLowLimbsOneAndMinusOne) {
+      const std::uint32_t hi = x0 ? ~x0 : 0u;  // plain C: no carry-flag instruction
+      y[0] = cc::add_cc(y[0], x0);
+      y[1] = cc::addc_cc(y[1], hi);
+    } else {
+      y[0] = cc::mad_lo_cc(m, P::modulus(1), y[0]);
+      y[1] = cc::madc_hi_cc(m, P::modulus(1), y[1]);
+    }
     PROOFLAB_UNROLL for (int j = 3; j < N - 1; j += 2) {
       y[j - 1] = cc::madc_lo_cc(m, P::modulus(j), y[j - 1]);
       y[j] = cc::madc_hi_cc(m, P::modulus(j), y[j]);

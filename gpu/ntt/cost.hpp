@@ -21,7 +21,8 @@ inline TransformCost estimate_cost(const std::vector<PassArgs>& passes) {
     const double n = static_cast<double>(1ull << p.log_n);
     // s stages of n/2 butterflies; the last stage of a pass has the twiddle 1.
     c.fr_muls += (p.s - 1) * n / 2;
-    if (!p.last) c.fr_muls += 2 * n;  // coupling twiddle: build from two tables, apply
+    // Coupling twiddle: apply, plus build from the two-level table unless read directly.
+    if (!p.last) c.fr_muls += p.coupling.powers ? n : 2 * n;
     if (p.in_mode == kInTable) c.fr_muls += 2 * n;
     if (p.in_mode == kInPointwise) c.fr_muls += n;
     if (p.last && p.out_mode == kOutScalar) c.fr_muls += n;

@@ -9,7 +9,9 @@
 // c < d = n/2^(t+s), the 2^s elements x_m = a[B·n/2^t + c + m·d] (a "set") and nothing else.
 // Their DIF stages equal a 2^s-point DIF of the set with twiddles ω_{2^s}^j only (the "radix"
 // table), after which position m holds Y[k1 = rev_s(m)], times the coupling twiddle
-// ω^(2^t·c·k1) (the "partial" table, two-level), which the store phase applies. The last pass
+// ω^(2^t·c·k1), which the store phase applies: read from the direct "coupling" table when the
+// pass starts late enough for it (see CouplingTable), else built from the two-level "partial"
+// table at the cost of one more multiplication. The last pass
 // (d = 1) has no coupling twiddle; its sets are contiguous and its output position x holds
 // the transform's value number rev_k(x). To produce natural order without a separate
 // bit-reversal pass, a last pass with reverse_out takes the sets q = rev_{k-s}(b·C + u) and
@@ -42,6 +44,13 @@ struct PowerTable {
   std::uint32_t split = 0;
 };
 
+// value(j) = x^(j·2^log_step) for j < 2^log_size, one entry per exponent: a coupling twiddle
+// from it costs no multiplication. ω^-e comes from the same table as x^(2^log_size - j).
+struct CouplingTable {
+  const Fr32* powers = nullptr;
+  std::uint32_t log_step = 0, log_size = 0;
+};
+
 enum InMode : std::uint32_t {
   kInNone = 0,
   kInTable = 1,      // input i times in_table(i) (coset shift); first pass only
@@ -60,10 +69,14 @@ struct PassArgs {
   Fr32* dst = nullptr;
   const Fr32* radix = nullptr;  // ω_{2^radix_log}^i for i < 2^(radix_log-1)
   PowerTable partial;           // ω^e, e < n (ω or ω^-1 of this size)
+  CouplingTable coupling;       // when powers != null: ω^(±j·2^log_step) without a multiplication
   PowerTable in_table, out_table;
   Fr32 out_scalar;
   std::uint32_t log_n = 0, t = 0, s = 0, log_c = 0, radix_log = 0, threads = 0;
   std::uint32_t last = 0, reverse_out = 0, in_mode = kInNone, out_mode = kOutNone;
+  std::uint32_t inverse = 0;       // coupling twiddles are ω^-e (direct table read backwards)
+  std::uint32_t paired_stages = 0;  // stages two at a time per shared-memory round trip
+  std::uint32_t blocks_per_sm = 3;  // which kernel build launches it (ntt_kernel.cu)
 
   PROOFLAB_HDI std::uint32_t log_elems() const { return s + log_c; }
   PROOFLAB_HDI std::uint32_t blocks() const { return 1u << (log_n - s - log_c); }
@@ -128,6 +141,17 @@ PROOFLAB_HDI Fr32 load_table(const Fr32* p, std::uint32_t i) {
 
 PROOFLAB_HDI Fr32 table_power(const PowerTable& t, std::uint32_t e) {
   return load_table(t.lo, e & ((1u << t.split) - 1)) * load_table(t.hi, e >> t.split);
+}
+
+// The coupling twiddle ω^(±cr·2^t) of set offset c and output number k1 (cr = c·k1 < 2^(k-t)).
+PROOFLAB_HDI Fr32 coupling_twiddle(const PassArgs& p, std::uint32_t cr) {
+  if (p.coupling.powers) {
+    const std::uint32_t mask = (1u << p.coupling.log_size) - 1;
+    std::uint32_t j = cr << (p.t - p.coupling.log_step);
+    if (p.inverse) j = (0u - j) & mask;
+    return load_table(p.coupling.powers, j);
+  }
+  return table_power(p.partial, cr << p.t);
 }
 
 // Global index of element l (< E) of this block's sets, as loaded; for all but the last pass
@@ -208,6 +232,59 @@ PROOFLAB_HDI void pass_stage(const PassArgs& p, std::uint32_t u, std::uint32_t t
   }
 }
 
+// Stages u and u+1 at once (u + 1 < s): each thread takes groups of four set positions
+// m0, m0+q, m0+h, m0+h+q (h = 2^(s-u-1), q = h/2, m0 mod 2h < q), runs stage u's two
+// butterflies (m0, m0+h) and (m0+q, m0+h+q), then stage u+1's (m0, m0+q) and (m0+h, m0+h+q)
+// in registers: half the shared-memory traffic and half the barriers of two pass_stage calls.
+PROOFLAB_HDI void pass_stage_pair(const PassArgs& p, std::uint32_t u, std::uint32_t tid,
+                                  const Tile& sh) {
+  const std::uint32_t group_count = 1u << (p.log_elems() - 2);
+  const std::uint32_t h_log = p.s - u - 1, q_log = h_log - 1;
+  const std::uint32_t tw_shift = p.radix_log - p.s + u;  // ω_{2h}^j = radix[j << tw_shift]
+  const std::uint32_t c_mask = (1u << p.log_c) - 1;
+  for (std::uint32_t g = tid; g < group_count; g += p.threads) {
+    const std::uint32_t uc = g & c_mask, w = g >> p.log_c;
+    const std::uint32_t j = w & ((1u << q_log) - 1);
+    const std::uint32_t m0 = ((w >> q_log) << (h_log + 1)) + j;
+    const std::uint32_t i0 = (m0 << p.log_c) + uc, iq = i0 + (1u << (q_log + p.log_c));
+    const std::uint32_t ih = i0 + (1u << (h_log + p.log_c)), ihq = ih + (1u << (q_log + p.log_c));
+    Fr32 a = tile_get(sh, i0), b = tile_get(sh, iq), c = tile_get(sh, ih), d = tile_get(sh, ihq);
+    // Stage u: twiddles ω_{2h}^j and ω_{2h}^(j+q).
+    Fr32 dc = (a - c) * load_table(p.radix, j << tw_shift);
+    Fr32 dd = (b - d) * load_table(p.radix, (j + (1u << q_log)) << tw_shift);
+    a = a + c;
+    b = b + d;
+    // Stage u+1: twiddle ω_{2q}^j = ω_{2h}^(2j) on both butterflies; 1 when q = 1.
+    Fr32 db = a - b, dd2 = dc - dd;
+    if (q_log > 0) {
+      const Fr32 tw = load_table(p.radix, j << (tw_shift + 1));
+      db = db * tw;
+      dd2 = dd2 * tw;
+    }
+    tile_put(sh, i0, a + b);
+    tile_put(sh, iq, db);
+    tile_put(sh, ih, dc + dd);
+    tile_put(sh, ihq, dd2);
+  }
+}
+
+// The stages of a pass between the load and the store, with `barrier` called after each
+// shared-memory round trip (__syncthreads in the kernel, a no-op in the simulator, which runs
+// every thread of one step before the next). Pairs first; an odd last stage alone.
+template <class EachThread, class Barrier>
+PROOFLAB_HDI void pass_stages(const PassArgs& p, EachThread&& each_thread, Barrier&& barrier) {
+  std::uint32_t u = 0;
+  if (p.paired_stages)
+    for (; u + 1 < p.s; u += 2) {
+      each_thread([&](std::uint32_t tid, const Tile& sh) { pass_stage_pair(p, u, tid, sh); });
+      barrier();
+    }
+  for (; u < p.s; ++u) {
+    each_thread([&](std::uint32_t tid, const Tile& sh) { pass_stage(p, u, tid, sh); });
+    barrier();
+  }
+}
+
 PROOFLAB_HDI void pass_store(const PassArgs& p, std::uint32_t block, std::uint32_t tid,
                              const Tile& sh) {
   const std::uint32_t count = 1u << p.log_elems();
@@ -218,8 +295,8 @@ PROOFLAB_HDI void pass_store(const PassArgs& p, std::uint32_t block, std::uint32
       load_index(p, block, l, g, si);
       const std::uint32_t log_d = p.log_n - p.t - p.s;
       const std::uint32_t c = ((block << p.log_c) & ((1u << log_d) - 1)) + (l & c_mask);
-      const std::uint32_t e = (c * reverse_bits(l >> p.log_c, p.s)) << p.t;  // < n
-      store_elem(p.dst, g, tile_get(sh, si) * table_power(p.partial, e));
+      const std::uint32_t cr = c * reverse_bits(l >> p.log_c, p.s);  // cr·2^t < n
+      store_elem(p.dst, g, tile_get(sh, si) * coupling_twiddle(p, cr));
     } else {
       std::uint32_t g, si, natural;
       if (p.reverse_out) {

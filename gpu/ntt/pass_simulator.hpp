@@ -17,8 +17,12 @@ inline void simulate_pass(const PassArgs& p) {
   const Tile sh{lo.data(), hi.data()};
   for (std::uint32_t block = 0; block < p.blocks(); ++block) {
     for (std::uint32_t tid = 0; tid < p.threads; ++tid) pass_load(p, block, tid, sh);
-    for (std::uint32_t u = 0; u < p.s; ++u)
-      for (std::uint32_t tid = 0; tid < p.threads; ++tid) pass_stage(p, u, tid, sh);
+    pass_stages(
+        p,
+        [&](auto&& step) {
+          for (std::uint32_t tid = 0; tid < p.threads; ++tid) step(tid, sh);
+        },
+        [] {});
     for (std::uint32_t tid = 0; tid < p.threads; ++tid) pass_store(p, block, tid, sh);
   }
 }

@@ -24,6 +24,11 @@ std::vector<PassShape> plan_shapes(unsigned log_n, const PlanOptions& opt) {
   if (!is_pow2(opt.threads) || opt.threads > kMaxThreads)
     bad_option("threads = " + std::to_string(opt.threads) +
                " is not a power of two in [1, " + std::to_string(kMaxThreads) + "]");
+  if (opt.blocks_per_sm != 3 && opt.blocks_per_sm != 4)
+    bad_option("blocks_per_sm = " + std::to_string(opt.blocks_per_sm) + " (the kernel is built for 3 or 4)");
+  if (opt.blocks_per_sm == 4 && opt.log_block_elems > 10)
+    bad_option("blocks_per_sm = 4 needs log_block_elems <= 10 (four blocks of 32·2^" +
+               std::to_string(opt.log_block_elems) + " bytes of shared memory do not fit an SM)");
   std::vector<unsigned> stages = opt.stages;
   if (stages.empty()) {
     const unsigned le = opt.log_block_elems;
@@ -127,10 +132,18 @@ std::vector<PassArgs> make_passes(const TransformSpec& spec, const TablesView& t
     p.radix = spec.inverse ? tables.radix_inv : tables.radix_fwd;
     p.radix_log = tables.radix_log;
     p.partial = spec.inverse ? tables.partial_inv : tables.partial_fwd;
+    p.inverse = spec.inverse;
+    p.paired_stages = opt.paired_stages;
+    p.blocks_per_sm = opt.blocks_per_sm;
     p.log_n = log_n;
     p.t = t;
     p.s = shapes[i].s;
     p.log_c = shapes[i].log_c;
+    // The direct table holds the exponents that are multiples of 2^log_step: it serves every
+    // pass from t = log_step on (2^24: the middle pass of 8+8+8; the first pass always
+    // builds its twiddles from the two-level table unless n is small).
+    if (!last && opt.direct_coupling && tables.coupling.powers && p.t >= tables.coupling.log_step)
+      p.coupling = tables.coupling;
     // At least two butterflies per thread and stage where the block is big enough.
     const unsigned butterflies = 1u << (p.log_elems() - 1);
     p.threads = std::max(1u, std::min(opt.threads, butterflies / 2));

@@ -20,6 +20,12 @@ struct PlanOptions {
   unsigned log_block_elems = 11;  // elements per block, log2 (shared memory = 32·2^this bytes)
   unsigned threads = 256;         // threads per block (a power of two, at most kMaxThreads)
   std::vector<unsigned> stages;   // stages per pass, summing to log n; empty = automatic
+  bool direct_coupling = true;    // coupling twiddles from the direct table where it reaches
+  bool paired_stages = true;      // two stages per shared-memory round trip (pass_stage_pair)
+  // Blocks of up to 256 threads per SM the kernel is compiled for: 3 (80 registers, no
+  // spills) or 4 (64 registers, 40 bytes spilled; needs log_block_elems <= 10 so that four
+  // blocks' shared memory fits). Blocks of 512 threads always use the one-block kernel.
+  unsigned blocks_per_sm = 3;
 };
 
 struct PassShape {
@@ -37,6 +43,7 @@ struct TablesView {
   const Fr32* radix_fwd = nullptr;  // ω_{2^radix_log}^i, i < 2^(radix_log-1)
   const Fr32* radix_inv = nullptr;  // the same for ω^-1
   PowerTable partial_fwd, partial_inv;  // ω^e, ω^-e (e < n)
+  CouplingTable coupling;               // ω^(j·2^log_step), j < 2^log_size (both directions)
   PowerTable coset;                     // g^i                 coset NTT input
   PowerTable coset_inv;                 // n^-1·g^-i           coset iNTT output
   PowerTable intt_to_coset;             // n^-1·g^i            iNTT output made coset NTT input

@@ -1,5 +1,6 @@
 #include "gpu/ntt/tables.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -42,10 +43,12 @@ HostTables::Pair append_two_level(std::vector<Fr32>& out, unsigned log_n, unsign
 
 }  // namespace
 
-HostTables build_tables(unsigned log_n) {
+HostTables build_tables(unsigned log_n, unsigned coupling_log_size) {
   if (log_n < 1 || log_n > kMaxLogN)
     throw std::invalid_argument("gpu ntt tables: log n = " + std::to_string(log_n) +
                                 " outside [1, " + std::to_string(kMaxLogN) + "]");
+  if (coupling_log_size < 1)
+    throw std::invalid_argument("gpu ntt tables: coupling_log_size must be at least 1");
   HostTables t;
   t.log_n = log_n;
   t.radix_log = log_n < kMaxLogBlockElems ? log_n : kMaxLogBlockElems;
@@ -70,6 +73,10 @@ HostTables build_tables(unsigned log_n) {
   t.radix_inv = append_powers(t.data, radix_root.inverse(), CpuFr::one(), radix_count);
   t.partial_fwd = append_two_level(t.data, log_n, t.split, omega, CpuFr::one());
   t.partial_inv = append_two_level(t.data, log_n, t.split, omega_inv, CpuFr::one());
+  t.coupling_log_size = std::min(log_n, coupling_log_size);
+  CpuFr coupling_root = omega;  // ω^(2^(k-L))
+  for (unsigned i = t.coupling_log_size; i < log_n; ++i) coupling_root = coupling_root.square();
+  t.coupling = append_powers(t.data, coupling_root, CpuFr::one(), std::size_t{1} << t.coupling_log_size);
   t.coset = append_two_level(t.data, log_n, t.split, g, CpuFr::one());
   t.coset_inv = append_two_level(t.data, log_n, t.split, g_inv, n_inv);
   t.intt_to_coset = append_two_level(t.data, log_n, t.split, g, n_inv);
@@ -88,6 +95,7 @@ TablesView HostTables::view(const Fr32* base) const {
   const auto pt = [&](const Pair& p) { return PowerTable{base + p.lo, base + p.hi, split}; };
   v.partial_fwd = pt(partial_fwd);
   v.partial_inv = pt(partial_inv);
+  v.coupling = CouplingTable{base + coupling, log_n - coupling_log_size, coupling_log_size};
   v.coset = pt(coset);
   v.coset_inv = pt(coset_inv);
   v.intt_to_coset = pt(intt_to_coset);

@@ -85,6 +85,16 @@ void make_inputs(std::size_t random, std::uint64_t seed, std::vector<C>& a, std:
     for (const auto& y : e) a.push_back(x), b.push_back(y);
   std::mt19937_64 rng(seed);
   for (std::size_t i = 0; i < random; ++i) a.push_back(C::random(rng)), b.push_back(C::random(rng));
+  // b with some 32-bit words zero: the Montgomery rows they start have a zero low word
+  // (m = 0), the case Fr's reduction treats apart (mont32.cuh, kLowLimbsOneAndMinusOne).
+  for (std::size_t i = 0; i < 64; ++i) {
+    auto words = C::random(rng).to_canonical();  // 64-bit limbs, < modulus; zeroing keeps that
+    const std::uint64_t zero_mask = rng();
+    for (std::size_t w = 0; w < 2 * words.size(); ++w)
+      if ((zero_mask >> w) & 1) words[w / 2] &= (w % 2) ? 0x00000000ffffffffULL : 0xffffffff00000000ULL;
+    a.push_back(C::random(rng));
+    b.push_back(from_limbs<C>(words));
+  }
 }
 
 // What each op must return, computed on the CPU (for kToMont the input is the canonical

@@ -20,6 +20,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/memory/device_allocator.hpp"
+#include "gpu/ntt/cost.hpp"
 #include "gpu/ntt/domain.hpp"
 #include "gpu/ntt/h.hpp"
 #include "gpu/ntt/h_host.hpp"
@@ -106,14 +107,17 @@ std::vector<Fr> as_cpu(const std::vector<Fr32>& d) {
 std::string plan_name(const PlanOptions& o) {
   std::string s = "E2^" + std::to_string(o.log_block_elems) + "/T" + std::to_string(o.threads);
   for (unsigned x : o.stages) s += "/" + std::to_string(x);
+  if (!o.direct_coupling) s += "/two-level";
+  if (!o.paired_stages) s += "/single";
+  if (o.blocks_per_sm != 3) s += "/B" + std::to_string(o.blocks_per_sm);
   return s;
 }
 
 // ---- host simulation of the kernels (no GPU) ----
 
 std::vector<Fr> simulate(Transform kind, const std::vector<Fr>& v, unsigned log_n, Order order,
-                         const PlanOptions& opt) {
-  const auto tables = gntt::build_tables(log_n);
+                         const PlanOptions& opt, unsigned coupling_log_size = gntt::kCouplingLogSize) {
+  const auto tables = gntt::build_tables(log_n, coupling_log_size);
   const auto view = tables.view(tables.data.data());
   auto data = as_dev(v);
   std::vector<Fr32> work(v.size());
@@ -124,7 +128,8 @@ std::vector<Fr> simulate(Transform kind, const std::vector<Fr>& v, unsigned log_
 
 TEST(GpuNttSimulation, EveryTransformMatchesCpuForManySizesAndPlans) {
   std::vector<PlanOptions> plans = {PlanOptions{}, PlanOptions{4, 4, {}}, PlanOptions{3, 1, {}},
-                                    PlanOptions{12, 256, {}}, PlanOptions{6, 8, {}}};
+                                    PlanOptions{12, 256, {}}, PlanOptions{6, 8, {}},
+                                    PlanOptions{5, 4, {}, false, false}};
   std::vector<unsigned> sizes = {1, 2, 3, 4, 7, 10, 11, 12, 13, 15};
   if (prooflab::test::kSlowBuild) {  // the emulated carry chain is slow unoptimised
     plans.resize(3);
@@ -154,6 +159,47 @@ TEST(GpuNttSimulation, ExplicitPassSplitsMatchCpu) {
   for (const auto& stages : std::vector<std::vector<unsigned>>{{7, 7}, {12, 2}, {2, 12}, {1, 12, 1}, {5, 5, 4}})
     EXPECT_SAME_VECTOR(simulate(Transform::kForward, v, log_n, Order::kNatural, PlanOptions{12, 64, stages}),
                        expect, plan_name(PlanOptions{12, 64, stages}));
+}
+
+// The direct coupling table reaches a pass only from t = k - L on: with a small L every
+// combination (first pass two-level, later passes direct at shifted indices, inverse read
+// backwards) runs at small sizes, with single and paired stages.
+TEST(GpuNttSimulation, DirectCouplingTableMatchesTwoLevel) {
+  const unsigned log_n = prooflab::test::kSlowBuild ? 10 : 13;
+  const EvaluationDomain d(log_n);
+  const auto v = random_vector(d.size(), 11);
+  const std::vector<std::vector<unsigned>> splits = {{3, 3, log_n - 6}, {5, log_n - 5}, {2, 2, 2, log_n - 6}, {1, log_n - 2, 1}};
+  for (Transform kind : {Transform::kForward, Transform::kInverse, Transform::kCosetInverse}) {
+    const auto expect = cpu_transform(kind, v, d);
+    for (unsigned coupling_log : {1u, 4u, 7u, log_n - 1, log_n})
+      for (const auto& stages : splits)
+        for (bool paired : {false, true}) {
+          const PlanOptions plan{12, 32, stages, true, paired};
+          EXPECT_SAME_VECTOR(simulate(kind, v, log_n, Order::kNatural, plan, coupling_log), expect,
+                             std::string(gntt::transform_name(kind)) + " L=" + std::to_string(coupling_log) +
+                                 " " + plan_name(plan));
+        }
+  }
+}
+
+TEST(GpuNttSimulation, DirectCouplingTableIsUsedWhereItReaches) {
+  const auto tables = gntt::build_tables(24);
+  const auto view = tables.view(tables.data.data());
+  EXPECT_EQ(view.coupling.log_size, 18u);
+  EXPECT_EQ(view.coupling.log_step, 6u);
+  std::vector<Fr32> buf(1);  // make_passes only records the pointers
+  const auto passes = gntt::make_passes(gntt::forward_spec(view), view,
+                                        {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, PlanOptions{});
+  ASSERT_EQ(passes.size(), 3u);  // 8 + 8 + 8
+  EXPECT_EQ(passes[0].coupling.powers, nullptr);  // t = 0: exponents up to 2^24, two-level
+  EXPECT_NE(passes[1].coupling.powers, nullptr);  // t = 8: direct
+  EXPECT_EQ(passes[2].coupling.powers, nullptr);  // last pass: no coupling twiddle
+  PlanOptions off;
+  off.direct_coupling = false;
+  const auto two_level = gntt::make_passes(gntt::forward_spec(view), view,
+                                           {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, off);
+  EXPECT_EQ(two_level[1].coupling.powers, nullptr);
+  EXPECT_LT(gntt::estimate_cost(passes).fr_muls, gntt::estimate_cost(two_level).fr_muls);
 }
 
 TEST(GpuNttSimulation, ComputeHMatchesCpu) {
@@ -189,6 +235,9 @@ TEST(GpuNttSimulation, PlansRejectOptionsTheKernelCannotRun) {
   EXPECT_THROW(gntt::plan_shapes(20, PlanOptions{11, 1024, {}}), std::invalid_argument);
   EXPECT_THROW(gntt::plan_shapes(20, PlanOptions{11, 256, {10, 9}}), std::invalid_argument);
   EXPECT_THROW(gntt::plan_shapes(24, PlanOptions{11, 256, {12, 12}}), std::invalid_argument);
+  EXPECT_THROW(gntt::plan_shapes(24, PlanOptions{11, 256, {}, true, true, 4}), std::invalid_argument);
+  EXPECT_THROW(gntt::plan_shapes(24, PlanOptions{10, 256, {}, true, true, 2}), std::invalid_argument);
+  EXPECT_NO_THROW(gntt::plan_shapes(24, PlanOptions{10, 256, {}, true, true, 4}));
   const auto s = gntt::plan_shapes(24, {});
   ASSERT_EQ(s.size(), 3u);
   for (const auto& p : s) EXPECT_EQ(p.s + p.log_c, 11u);
@@ -256,7 +305,8 @@ TEST_P(GpuNtt, OtherPlansGiveTheSameResult) {
   const auto expect = cpu_transform(Transform::kCosetForward, v, EvaluationDomain(log_n()));
   auto data = buffer(), scratch = buffer();
   for (const auto& plan : {PlanOptions{10, 256, {}}, PlanOptions{12, 256, {}}, PlanOptions{11, 128, {}},
-                           PlanOptions{12, 512, {}}, PlanOptions{8, 32, {}}}) {
+                           PlanOptions{12, 512, {}}, PlanOptions{8, 32, {}}, PlanOptions{10, 256, {}, true, true, 4},
+                           PlanOptions{11, 256, {}, false, false}}) {
     put(data.get(), v);
     poison(scratch.get());
     gntt::transform(Transform::kCosetForward, data.get(), scratch.get(), dom, stream_, Order::kNatural, plan);
