@@ -155,6 +155,7 @@ std::string plan_string(unsigned log_n, const PlanOptions& opt) {
   if (!opt.direct_coupling) os << " two-level";
   if (!opt.paired_stages) os << " single";
   if (opt.blocks_per_sm != 3) os << " B" << opt.blocks_per_sm;
+  if (opt.twiddle_major_min_sets != 1) os << " TM>=" << opt.twiddle_major_min_sets;
   return os.str();
 }
 
@@ -374,16 +375,22 @@ int main(int argc, char** argv) {
                            bool paired, unsigned blocks = 3) {
         return PlanOptions{e, threads, std::move(stages), direct, paired, blocks};
       };
+      const auto tm = [](PlanOptions o, unsigned min_sets) {
+        o.twiddle_major_min_sets = min_sets;
+        return o;
+      };
       const std::vector<std::pair<unsigned, PlanOptions>> variants = {
-          {24, with(11, 256, {}, false, false)}, {24, with(11, 256, {}, true, false)},
-          {24, with(11, 256, {}, false, true)},  {24, with(10, 256, {}, false, false)},
-          {24, with(10, 256, {}, true, true)},   {24, with(12, 256, {}, true, true)},
-          {24, with(11, 128, {}, true, true)},   {24, with(12, 512, {12, 12}, true, true)},
-          {24, with(11, 256, {11, 11, 2}, true, true)}, {24, with(10, 256, {}, true, true, 4)},
+          {24, with(11, 256, {}, false, false)},         {24, with(11, 256, {}, true, false)},
+          {24, with(11, 256, {}, false, true)},          {24, tm(with(11, 256, {}, true, true), 1u << 12)},
+          {24, with(10, 256, {}, true, true)},           {24, with(12, 512, {12, 12}, true, true)},
+          {24, with(10, 256, {}, true, true, 4)},        {24, tm(with(10, 256, {}, true, true, 4), 8)},
           {24, with(10, 128, {}, true, true, 4)},        {24, with(9, 128, {}, true, true, 4)},
-          {26, with(11, 256, {}, false, false)}, {26, with(10, 256, {}, true, true)},
-          {26, with(12, 256, {}, true, true)},   {26, with(12, 512, {}, true, true)},
-          {26, with(12, 256, {12, 12, 2}, true, true)}, {26, with(10, 256, {}, true, true, 4)}};
+          {24, tm(with(9, 128, {}, true, true, 4), 8)},  {24, with(9, 64, {}, true, true, 4)},
+          {24, with(9, 128, {9, 8, 7}, true, true, 4)},  {24, with(9, 128, {7, 8, 9}, true, true, 4)},
+          {24, with(9, 256, {}, true, true, 4)},
+          {26, with(11, 256, {}, false, false)},         {26, tm(with(11, 256, {}, true, true), 8)},
+          {26, with(10, 256, {}, true, true)},           {26, with(10, 256, {}, true, true, 4)},
+          {26, with(9, 128, {}, true, true, 4)},         {26, with(12, 512, {}, true, true)}};
       for (const auto& [k, v] : variants)
         if (ntt_size_wanted(k)) ntt_case("ntt_variant", Transform::kForward, k, Order::kBitReversed, v);
     }

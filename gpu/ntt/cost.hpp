@@ -15,12 +15,31 @@ struct TransformCost {
   unsigned passes = 0;
 };
 
+// Butterfly multiplications of one pass as the kernel issues them (per warp: a skipped
+// twiddle ω^0 saves time only where a whole warp skips it, see pair_twiddle_major).
+inline double butterfly_muls(const PassArgs& p) {
+  const double n = static_cast<double>(1ull << p.log_n);
+  if (!p.paired_stages) return (p.s - 1) * n / 2;  // the last stage of a pass has twiddle 1
+  double muls = 0;
+  std::uint32_t u = 0;
+  for (; u + 1 < p.s; u += 2) {
+    const std::uint32_t q_log = p.s - u - 2;
+    const double groups = n / 4;
+    if (q_log == 0)
+      muls += groups;  // j = 0 everywhere: only ω_4 on one butterfly
+    else if (pair_twiddle_major(p))
+      muls += 4 * groups - 3 * groups / double(1u << q_log);
+    else
+      muls += 4 * groups;
+  }
+  return muls;  // an odd s leaves the last stage alone: twiddle 1
+}
+
 inline TransformCost estimate_cost(const std::vector<PassArgs>& passes) {
   TransformCost c;
   for (const auto& p : passes) {
     const double n = static_cast<double>(1ull << p.log_n);
-    // s stages of n/2 butterflies; the last stage of a pass has the twiddle 1.
-    c.fr_muls += (p.s - 1) * n / 2;
+    c.fr_muls += butterfly_muls(p);
     // Coupling twiddle: apply, plus build from the two-level table unless read directly.
     if (!p.last) c.fr_muls += p.coupling.powers ? n : 2 * n;
     if (p.in_mode == kInTable) c.fr_muls += 2 * n;

@@ -77,6 +77,7 @@ struct PassArgs {
   std::uint32_t inverse = 0;       // coupling twiddles are ω^-e (direct table read backwards)
   std::uint32_t paired_stages = 0;  // stages two at a time per shared-memory round trip
   std::uint32_t blocks_per_sm = 3;  // which kernel build launches it (ntt_kernel.cu)
+  std::uint32_t twiddle_major = 1;  // pass_stage_pair's group order (pair_twiddle_major)
 
   PROOFLAB_HDI std::uint32_t log_elems() const { return s + log_c; }
   PROOFLAB_HDI std::uint32_t blocks() const { return 1u << (log_n - s - log_c); }
@@ -232,39 +233,65 @@ PROOFLAB_HDI void pass_stage(const PassArgs& p, std::uint32_t u, std::uint32_t t
   }
 }
 
+// Whether pass_stage_pair numbers its groups twiddle-major (j in the top bits of the group
+// number, so that the threads of a warp share j and the groups with j = 0, whose stage-u
+// twiddle and stage-(u+1) twiddle are both 1, skip those multiplications together) or
+// position-major (neighbouring threads take neighbouring positions: conflict-free shared
+// memory for any C, but j varies within a warp and only the q = 1 pair, whose j is always 0,
+// saves its multiplication). Twiddle-major is conflict-free when C >= 8 (eight 16-byte lanes
+// of one wavefront); with fewer sets its accesses conflict 8/C ways.
+PROOFLAB_HDI bool pair_twiddle_major(const PassArgs& p) { return p.twiddle_major != 0; }
+
 // Stages u and u+1 at once (u + 1 < s): each thread takes groups of four set positions
-// m0, m0+q, m0+h, m0+h+q (h = 2^(s-u-1), q = h/2, m0 mod 2h < q), runs stage u's two
-// butterflies (m0, m0+h) and (m0+q, m0+h+q), then stage u+1's (m0, m0+q) and (m0+h, m0+h+q)
-// in registers: half the shared-memory traffic and half the barriers of two pass_stage calls.
+// m0, m0+q, m0+h, m0+h+q (h = 2^(s-u-1), q = h/2, m0 mod 2h = j < q), runs stage u's two
+// butterflies (m0, m0+h) and (m0+q, m0+h+q) with twiddles ω_{2h}^j and ω_{2h}^(j+q), then
+// stage u+1's (m0, m0+q) and (m0+h, m0+h+q) with ω_{2q}^j = ω_{2h}^(2j), in registers: half
+// the shared-memory traffic and half the barriers of two pass_stage calls. A twiddle ω^0 = 1
+// is not multiplied: for j = 0 three of the four multiplications go (all groups when q = 1).
 PROOFLAB_HDI void pass_stage_pair(const PassArgs& p, std::uint32_t u, std::uint32_t tid,
                                   const Tile& sh) {
-  const std::uint32_t group_count = 1u << (p.log_elems() - 2);
+  const std::uint32_t log_groups = p.log_elems() - 2;
+  const std::uint32_t group_count = 1u << log_groups;
   const std::uint32_t h_log = p.s - u - 1, q_log = h_log - 1;
   const std::uint32_t tw_shift = p.radix_log - p.s + u;  // ω_{2h}^j = radix[j << tw_shift]
   const std::uint32_t c_mask = (1u << p.log_c) - 1;
+  const bool twiddle_major = pair_twiddle_major(p);
   for (std::uint32_t g = tid; g < group_count; g += p.threads) {
-    const std::uint32_t uc = g & c_mask, w = g >> p.log_c;
-    const std::uint32_t j = w & ((1u << q_log) - 1);
-    const std::uint32_t m0 = ((w >> q_log) << (h_log + 1)) + j;
+    // g = (j, top, uc) twiddle-major or (top, j, uc) position-major; top < 2^u numbers the
+    // 2h-blocks of a set.
+    std::uint32_t j, top;
+    const std::uint32_t uc = g & c_mask;
+    if (twiddle_major) {
+      const std::uint32_t rest_log = log_groups - q_log;  // = log_c + u
+      j = g >> rest_log;
+      top = (g & ((1u << rest_log) - 1)) >> p.log_c;
+    } else {
+      const std::uint32_t w = g >> p.log_c;
+      j = w & ((1u << q_log) - 1);
+      top = w >> q_log;
+    }
+    const bool j0 = j == 0;
+    const std::uint32_t m0 = (top << (h_log + 1)) + j;
     const std::uint32_t i0 = (m0 << p.log_c) + uc, iq = i0 + (1u << (q_log + p.log_c));
     const std::uint32_t ih = i0 + (1u << (h_log + p.log_c)), ihq = ih + (1u << (q_log + p.log_c));
-    Fr32 a = tile_get(sh, i0), b = tile_get(sh, iq), c = tile_get(sh, ih), d = tile_get(sh, ihq);
-    // Stage u: twiddles ω_{2h}^j and ω_{2h}^(j+q).
-    Fr32 dc = (a - c) * load_table(p.radix, j << tw_shift);
-    Fr32 dd = (b - d) * load_table(p.radix, (j + (1u << q_log)) << tw_shift);
-    a = a + c;
-    b = b + d;
-    // Stage u+1: twiddle ω_{2q}^j = ω_{2h}^(2j) on both butterflies; 1 when q = 1.
-    Fr32 db = a - b, dd2 = dc - dd;
-    if (q_log > 0) {
+    // Sums and differences first, so that no more than four elements are live at once.
+    Fr32 a = tile_get(sh, i0), c = tile_get(sh, ih);
+    const Fr32 sac = a + c;
+    Fr32 dac = a - c;
+    a = tile_get(sh, iq), c = tile_get(sh, ihq);
+    const Fr32 sbd = a + c;
+    Fr32 dbd = (a - c) * load_table(p.radix, (j + (1u << q_log)) << tw_shift);
+    if (!j0) dac = dac * load_table(p.radix, j << tw_shift);
+    Fr32 e = sac - sbd, f = dac - dbd;
+    if (!j0) {  // q = 1 implies j = 0
       const Fr32 tw = load_table(p.radix, j << (tw_shift + 1));
-      db = db * tw;
-      dd2 = dd2 * tw;
+      e = e * tw;
+      f = f * tw;
     }
-    tile_put(sh, i0, a + b);
-    tile_put(sh, iq, db);
-    tile_put(sh, ih, dc + dd);
-    tile_put(sh, ihq, dd2);
+    tile_put(sh, i0, sac + sbd);
+    tile_put(sh, iq, e);
+    tile_put(sh, ih, dac + dbd);
+    tile_put(sh, ihq, f);
   }
 }
 

@@ -135,6 +135,7 @@ std::vector<PassArgs> make_passes(const TransformSpec& spec, const TablesView& t
     p.inverse = spec.inverse;
     p.paired_stages = opt.paired_stages;
     p.blocks_per_sm = opt.blocks_per_sm;
+    p.twiddle_major = (1u << p.log_c) >= opt.twiddle_major_min_sets;
     p.log_n = log_n;
     p.t = t;
     p.s = shapes[i].s;

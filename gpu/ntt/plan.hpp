@@ -26,6 +26,9 @@ struct PlanOptions {
   // spills) or 4 (64 registers, 40 bytes spilled; needs log_block_elems <= 10 so that four
   // blocks' shared memory fits). Blocks of 512 threads always use the one-block kernel.
   unsigned blocks_per_sm = 3;
+  // pass_stage_pair's group order: twiddle-major (whole warps skip the multiplications by 1)
+  // when the block has at least this many sets side by side, else position-major.
+  unsigned twiddle_major_min_sets = 1;
 };
 
 struct PassShape {

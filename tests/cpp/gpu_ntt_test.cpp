@@ -110,6 +110,7 @@ std::string plan_name(const PlanOptions& o) {
   if (!o.direct_coupling) s += "/two-level";
   if (!o.paired_stages) s += "/single";
   if (o.blocks_per_sm != 3) s += "/B" + std::to_string(o.blocks_per_sm);
+  if (o.twiddle_major_min_sets != 1) s += "/TM>=" + std::to_string(o.twiddle_major_min_sets);
   return s;
 }
 
@@ -129,7 +130,7 @@ std::vector<Fr> simulate(Transform kind, const std::vector<Fr>& v, unsigned log_
 TEST(GpuNttSimulation, EveryTransformMatchesCpuForManySizesAndPlans) {
   std::vector<PlanOptions> plans = {PlanOptions{}, PlanOptions{4, 4, {}}, PlanOptions{3, 1, {}},
                                     PlanOptions{12, 256, {}}, PlanOptions{6, 8, {}},
-                                    PlanOptions{5, 4, {}, false, false}};
+                                    PlanOptions{5, 4, {}, false, false}, PlanOptions{6, 8, {}, true, true, 3, 1u << 12}};
   std::vector<unsigned> sizes = {1, 2, 3, 4, 7, 10, 11, 12, 13, 15};
   if (prooflab::test::kSlowBuild) {  // the emulated carry chain is slow unoptimised
     plans.resize(3);
@@ -306,7 +307,7 @@ TEST_P(GpuNtt, OtherPlansGiveTheSameResult) {
   auto data = buffer(), scratch = buffer();
   for (const auto& plan : {PlanOptions{10, 256, {}}, PlanOptions{12, 256, {}}, PlanOptions{11, 128, {}},
                            PlanOptions{12, 512, {}}, PlanOptions{8, 32, {}}, PlanOptions{10, 256, {}, true, true, 4},
-                           PlanOptions{11, 256, {}, false, false}}) {
+                           PlanOptions{11, 256, {}, false, false}, PlanOptions{9, 128, {}, true, true, 4, 1u << 12}}) {
     put(data.get(), v);
     poison(scratch.get());
     gntt::transform(Transform::kCosetForward, data.get(), scratch.get(), dom, stream_, Order::kNatural, plan);
