@@ -11,39 +11,43 @@
 namespace prooflab::gpu::ntt {
 namespace {
 
-// Three instantiations: up to 256 threads with room for three 64 KiB blocks per SM (the
-// default plan; the bound keeps ptxas at <= 85 registers), the same for four blocks (64
-// registers, a few spilled), and up to 512 threads for the 2^12-element blocks.
-template <unsigned kBound, unsigned kMinBlocks>
+// Builds by launch bound: up to 256 threads with room for three 64 KiB blocks per SM (the
+// bound keeps ptxas at <= 85 registers), the same for four blocks (64 registers, a few
+// spilled), and up to 512 threads for the 2^12-element blocks; each with paired stages or
+// single ones (pass_stages).
+template <unsigned kBound, unsigned kMinBlocks, bool kPaired>
 __global__ void __launch_bounds__(kBound, kMinBlocks) ntt_pass_kernel(const __grid_constant__ PassArgs p) {
   extern __shared__ uint4 tile[];
   const Tile sh{tile, tile + (1u << p.log_elems())};
   pass_load(p, blockIdx.x, threadIdx.x, sh);
   __syncthreads();
-  pass_stages(p, [&](auto&& step) { step(threadIdx.x, sh); }, [] { __syncthreads(); });
+  pass_stages<kPaired>(p, [&](auto&& step) { step(threadIdx.x, sh); }, [] { __syncthreads(); });
   pass_store(p, blockIdx.x, threadIdx.x, sh);
+}
+
+using PassKernel = void (*)(PassArgs);
+
+template <bool kPaired>
+PassKernel pick(const PassArgs& p) {
+  if (p.threads > 256) return ntt_pass_kernel<kMaxThreads, 1, kPaired>;
+  return p.blocks_per_sm == 4 ? ntt_pass_kernel<256, 4, kPaired> : ntt_pass_kernel<256, 3, kPaired>;
 }
 
 }  // namespace
 
 void launch_pass(const PassArgs& p, cudaStream_t stream) {
-  constexpr auto kSmall = ntt_pass_kernel<256, 3>;
-  constexpr auto kSmallFour = ntt_pass_kernel<256, 4>;
-  constexpr auto kLarge = ntt_pass_kernel<kMaxThreads, 1>;
   static std::once_flag attr_once;
   std::call_once(attr_once, [&] {
-    for (auto* k : {kSmall, kSmallFour, kLarge})
+    for (PassKernel k : {ntt_pass_kernel<256, 3, true>, ntt_pass_kernel<256, 4, true>,
+                         ntt_pass_kernel<kMaxThreads, 1, true>, ntt_pass_kernel<256, 3, false>,
+                         ntt_pass_kernel<256, 4, false>, ntt_pass_kernel<kMaxThreads, 1, false>})
       check_cuda(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int{32} << kMaxLogBlockElems),
                  "cudaFuncSetAttribute(ntt_pass_kernel, MaxDynamicSharedMemorySize)");
   });
   const std::size_t shared = std::size_t{32} << p.log_elems();
-  if (p.threads <= 256 && p.blocks_per_sm == 4)
-    kSmallFour<<<p.blocks(), p.threads, shared, stream>>>(p);
-  else if (p.threads <= 256)
-    kSmall<<<p.blocks(), p.threads, shared, stream>>>(p);
-  else
-    kLarge<<<p.blocks(), p.threads, shared, stream>>>(p);
+  const PassKernel k = p.paired_stages ? pick<true>(p) : pick<false>(p);
+  k<<<p.blocks(), p.threads, shared, stream>>>(p);
   check_launch("ntt_pass_kernel");
 }
 

@@ -20,6 +20,12 @@
 // runs of C·32 bytes. Because those writes cross block boundaries, a last pass must not write
 // into the buffer it reads (unless it is the only pass: one block then holds everything).
 //
+// Values between the load and the last store live in the lazy domain of Mont32 ([0, 2r),
+// mul_lazy / add_lazy / sub_lazy, the multiplier of mul_lazy always a canonical twiddle or
+// table value): no multiplication makes its final conditional subtraction. Intermediate passes
+// store lazy values into the scratch buffer, which only the next pass reads; the last pass
+// stores canonical ones.
+//
 // A block holds C = 2^log_c sets (E = C·2^s elements): consecutive c for all but the last
 // pass, so every global access is a run of C elements (C·32 bytes). Shared memory keeps the
 // low and high 16 bytes of each element in two arrays, index m·C + u, so that neighbouring
@@ -183,9 +189,9 @@ PROOFLAB_HDI void pass_load(const PassArgs& p, std::uint32_t block, std::uint32_
     Fr32 x = load_elem(p.src, g);
     // g is the natural index of the input: only a first pass (t == 0) may scale its input.
     if (p.in_mode == kInTable)
-      x = x * table_power(p.in_table, g);
+      x = Fr32::mul_lazy(table_power(p.in_table, g), x);
     else if (p.in_mode == kInPointwise)
-      x = x * load_elem(p.src_b, g) - load_elem(p.src_c, g);
+      x = Fr32::sub_lazy(Fr32::mul_lazy(x, load_elem(p.src_b, g)), load_elem(p.src_c, g));
     tile_put(sh, si, x);
   }
 }
@@ -218,16 +224,16 @@ PROOFLAB_HDI void pass_stage(const PassArgs& p, std::uint32_t u, std::uint32_t t
     const Fr32 x0 = tile_get(sh, i00), y0 = tile_get(sh, i01);
     Fr32 x1, y1;
     if (second) x1 = tile_get(sh, i10), y1 = tile_get(sh, i11);
-    Fr32 d0 = x0 - y0, d1;
-    if (second) d1 = x1 - y1;
+    Fr32 d0 = Fr32::sub_lazy(x0, y0), d1;
+    if (second) d1 = Fr32::sub_lazy(x1, y1);
     if (twiddled) {
-      d0 = d0 * load_table(p.radix, j0 << tw_shift);
-      if (second) d1 = d1 * load_table(p.radix, j1 << tw_shift);
+      d0 = Fr32::mul_lazy(load_table(p.radix, j0 << tw_shift), d0);
+      if (second) d1 = Fr32::mul_lazy(load_table(p.radix, j1 << tw_shift), d1);
     }
-    tile_put(sh, i00, x0 + y0);
+    tile_put(sh, i00, Fr32::add_lazy(x0, y0));
     tile_put(sh, i01, d0);
     if (second) {
-      tile_put(sh, i10, x1 + y1);
+      tile_put(sh, i10, Fr32::add_lazy(x1, y1));
       tile_put(sh, i11, d1);
     }
   }
@@ -276,39 +282,60 @@ PROOFLAB_HDI void pass_stage_pair(const PassArgs& p, std::uint32_t u, std::uint3
     const std::uint32_t ih = i0 + (1u << (h_log + p.log_c)), ihq = ih + (1u << (q_log + p.log_c));
     // Sums and differences first, so that no more than four elements are live at once.
     Fr32 a = tile_get(sh, i0), c = tile_get(sh, ih);
-    const Fr32 sac = a + c;
-    Fr32 dac = a - c;
+    const Fr32 sac = Fr32::add_lazy(a, c);
+    Fr32 dac = Fr32::sub_lazy(a, c);
     a = tile_get(sh, iq), c = tile_get(sh, ihq);
-    const Fr32 sbd = a + c;
-    Fr32 dbd = (a - c) * load_table(p.radix, (j + (1u << q_log)) << tw_shift);
-    if (!j0) dac = dac * load_table(p.radix, j << tw_shift);
-    Fr32 e = sac - sbd, f = dac - dbd;
+    const Fr32 sbd = Fr32::add_lazy(a, c);
+    Fr32 dbd = Fr32::mul_lazy(load_table(p.radix, (j + (1u << q_log)) << tw_shift), Fr32::sub_lazy(a, c));
+    if (!j0) dac = Fr32::mul_lazy(load_table(p.radix, j << tw_shift), dac);
+    Fr32 e = Fr32::sub_lazy(sac, sbd), f = Fr32::sub_lazy(dac, dbd);
     if (!j0) {  // q = 1 implies j = 0
       const Fr32 tw = load_table(p.radix, j << (tw_shift + 1));
-      e = e * tw;
-      f = f * tw;
+      e = Fr32::mul_lazy(tw, e);
+      f = Fr32::mul_lazy(tw, f);
     }
-    tile_put(sh, i0, sac + sbd);
+    tile_put(sh, i0, Fr32::add_lazy(sac, sbd));
     tile_put(sh, iq, e);
-    tile_put(sh, ih, dac + dbd);
+    tile_put(sh, ih, Fr32::add_lazy(dac, dbd));
     tile_put(sh, ihq, f);
+  }
+}
+
+// The last stage of a pass on its own (h = 1, twiddle 1): butterflies (m, m+1), m even. What
+// an odd s leaves after the pairs; no multiplication, so it needs few registers.
+PROOFLAB_HDI void pass_stage_last(const PassArgs& p, std::uint32_t tid, const Tile& sh) {
+  const std::uint32_t half_count = 1u << (p.log_elems() - 1);
+  const std::uint32_t c_mask = (1u << p.log_c) - 1;
+  for (std::uint32_t b = tid; b < half_count; b += p.threads) {
+    const std::uint32_t i0 = (((b >> p.log_c) << 1) << p.log_c) + (b & c_mask), i1 = i0 + (1u << p.log_c);
+    const Fr32 x = tile_get(sh, i0), y = tile_get(sh, i1);
+    tile_put(sh, i0, Fr32::add_lazy(x, y));
+    tile_put(sh, i1, Fr32::sub_lazy(x, y));
   }
 }
 
 // The stages of a pass between the load and the store, with `barrier` called after each
 // shared-memory round trip (__syncthreads in the kernel, a no-op in the simulator, which runs
-// every thread of one step before the next). Pairs first; an odd last stage alone.
-template <class EachThread, class Barrier>
+// every thread of one step before the next). kPaired (= p.paired_stages, a template argument
+// so that the kernel built for pairs carries no register-hungrier single-stage loop): pairs,
+// then an odd last stage alone; else one stage per round trip.
+template <bool kPaired, class EachThread, class Barrier>
 PROOFLAB_HDI void pass_stages(const PassArgs& p, EachThread&& each_thread, Barrier&& barrier) {
-  std::uint32_t u = 0;
-  if (p.paired_stages)
+  if constexpr (kPaired) {
+    std::uint32_t u = 0;
     for (; u + 1 < p.s; u += 2) {
       each_thread([&](std::uint32_t tid, const Tile& sh) { pass_stage_pair(p, u, tid, sh); });
       barrier();
     }
-  for (; u < p.s; ++u) {
-    each_thread([&](std::uint32_t tid, const Tile& sh) { pass_stage(p, u, tid, sh); });
-    barrier();
+    if (u < p.s) {
+      each_thread([&](std::uint32_t tid, const Tile& sh) { pass_stage_last(p, tid, sh); });
+      barrier();
+    }
+  } else {
+    for (std::uint32_t u = 0; u < p.s; ++u) {
+      each_thread([&](std::uint32_t tid, const Tile& sh) { pass_stage(p, u, tid, sh); });
+      barrier();
+    }
   }
 }
 
@@ -323,7 +350,7 @@ PROOFLAB_HDI void pass_store(const PassArgs& p, std::uint32_t block, std::uint32
       const std::uint32_t log_d = p.log_n - p.t - p.s;
       const std::uint32_t c = ((block << p.log_c) & ((1u << log_d) - 1)) + (l & c_mask);
       const std::uint32_t cr = c * reverse_bits(l >> p.log_c, p.s);  // cr·2^t < n
-      store_elem(p.dst, g, tile_get(sh, si) * coupling_twiddle(p, cr));
+      store_elem(p.dst, g, Fr32::mul_lazy(coupling_twiddle(p, cr), tile_get(sh, si)));
     } else {
       std::uint32_t g, si, natural;
       if (p.reverse_out) {
@@ -339,10 +366,10 @@ PROOFLAB_HDI void pass_store(const PassArgs& p, std::uint32_t block, std::uint32
       }
       Fr32 x = tile_get(sh, si);
       if (p.out_mode == kOutScalar)
-        x = x * p.out_scalar;
+        x = Fr32::mul_lazy(p.out_scalar, x);
       else if (p.out_mode == kOutTable)
-        x = x * table_power(p.out_table, natural);
-      store_elem(p.dst, g, x);
+        x = Fr32::mul_lazy(table_power(p.out_table, natural), x);
+      store_elem(p.dst, g, x.canonical());
     }
   }
 }

@@ -17,12 +17,13 @@ inline void simulate_pass(const PassArgs& p) {
   const Tile sh{lo.data(), hi.data()};
   for (std::uint32_t block = 0; block < p.blocks(); ++block) {
     for (std::uint32_t tid = 0; tid < p.threads; ++tid) pass_load(p, block, tid, sh);
-    pass_stages(
-        p,
-        [&](auto&& step) {
-          for (std::uint32_t tid = 0; tid < p.threads; ++tid) step(tid, sh);
-        },
-        [] {});
+    const auto each_thread = [&](auto&& step) {
+      for (std::uint32_t tid = 0; tid < p.threads; ++tid) step(tid, sh);
+    };
+    if (p.paired_stages)
+      pass_stages<true>(p, each_thread, [] {});
+    else
+      pass_stages<false>(p, each_thread, [] {});
     for (std::uint32_t tid = 0; tid < p.threads; ++tid) pass_store(p, block, tid, sh);
   }
 }

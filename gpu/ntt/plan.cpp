@@ -15,9 +15,27 @@ bool is_pow2(unsigned x) { return x && !(x & (x - 1)); }
 
 }  // namespace
 
-std::vector<PassShape> plan_shapes(unsigned log_n, const PlanOptions& opt) {
+PlanOptions tuned_plan(unsigned log_n) {
+  PlanOptions t;
+  const bool mid = log_n >= 20 && log_n <= 25;
+  t.log_block_elems = mid ? 9 : 11;
+  t.threads = mid ? 128 : 256;
+  t.blocks_per_sm = mid ? 4 : 3;
+  return t;
+}
+
+PlanOptions resolve_plan(unsigned log_n, PlanOptions opt) {
+  const PlanOptions t = tuned_plan(log_n);
+  if (!opt.log_block_elems) opt.log_block_elems = t.log_block_elems;
+  if (!opt.threads) opt.threads = t.threads;
+  if (!opt.blocks_per_sm) opt.blocks_per_sm = opt.log_block_elems <= 10 ? t.blocks_per_sm : 3;
+  return opt;
+}
+
+std::vector<PassShape> plan_shapes(unsigned log_n, const PlanOptions& given) {
   if (log_n < 1 || log_n > kMaxLogN)
     bad_option("log n = " + std::to_string(log_n) + " outside [1, " + std::to_string(kMaxLogN) + "]");
+  const PlanOptions opt = resolve_plan(log_n, given);
   if (opt.log_block_elems < 2 || opt.log_block_elems > kMaxLogBlockElems)
     bad_option("log_block_elems = " + std::to_string(opt.log_block_elems) + " outside [2, " +
                std::to_string(kMaxLogBlockElems) + "]");
@@ -109,8 +127,9 @@ TransformSpec h_final_spec(const TablesView& t, bool canonical_output) {
 }
 
 std::vector<PassArgs> make_passes(const TransformSpec& spec, const TablesView& tables,
-                                  const TransformBuffers& buf, const PlanOptions& opt) {
+                                  const TransformBuffers& buf, const PlanOptions& given) {
   const unsigned log_n = tables.log_n;
+  const PlanOptions opt = resolve_plan(log_n, given);
   const auto shapes = plan_shapes(log_n, opt);
   if (shapes.size() > 1 && buf.work == buf.out)
     throw std::invalid_argument("gpu ntt: a multi-pass transform needs a work buffer distinct from its output");

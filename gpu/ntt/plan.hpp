@@ -16,20 +16,32 @@ inline constexpr unsigned kMaxThreads = 512;  // 80 registers per thread (ptxas)
 // Sizes the tables (and the 32-bit index arithmetic) support.
 inline constexpr unsigned kMaxLogN = 27;
 
+// Zero in log_block_elems, threads or blocks_per_sm means "as tuned for this size"
+// (tuned_plan); explicit values are kept.
 struct PlanOptions {
-  unsigned log_block_elems = 11;  // elements per block, log2 (shared memory = 32·2^this bytes)
-  unsigned threads = 256;         // threads per block (a power of two, at most kMaxThreads)
+  unsigned log_block_elems = 0;   // elements per block, log2 (shared memory = 32·2^this bytes)
+  unsigned threads = 0;           // threads per block (a power of two, at most kMaxThreads)
   std::vector<unsigned> stages;   // stages per pass, summing to log n; empty = automatic
   bool direct_coupling = true;    // coupling twiddles from the direct table where it reaches
   bool paired_stages = true;      // two stages per shared-memory round trip (pass_stage_pair)
-  // Blocks of up to 256 threads per SM the kernel is compiled for: 3 (80 registers, no
-  // spills) or 4 (64 registers, 40 bytes spilled; needs log_block_elems <= 10 so that four
-  // blocks' shared memory fits). Blocks of 512 threads always use the one-block kernel.
-  unsigned blocks_per_sm = 3;
+  // Blocks of up to 256 threads per SM the kernel is compiled for: 3 (80 registers) or 4 (64
+  // registers, some spilled; needs log_block_elems <= 10 so that four blocks' shared memory
+  // fits). Blocks of 512 threads always use the one-block kernel.
+  unsigned blocks_per_sm = 0;
   // pass_stage_pair's group order: twiddle-major (whole warps skip the multiplications by 1)
   // when the block has at least this many sets side by side, else position-major.
   unsigned twiddle_major_min_sets = 1;
 };
+
+// The block shape measured fastest on the H200 for 2^log_n (results/2026-11-30-gpu-ntt-h200.md,
+// "Session 3"): from 2^20 to 2^25, 2^9-element blocks of 128 threads built for four 256-thread
+// blocks' worth of warps per SM (64 registers; 2^24: 4.29 ms against 4.41 with the 2^11
+// blocks, 2^22: 1.03 against 1.16); elsewhere 2^11-element blocks of 256 threads, three per
+// SM (2^26: 18.9 ms against 19.1).
+PlanOptions tuned_plan(unsigned log_n);
+// opt with its zero fields taken from tuned_plan(log_n); blocks_per_sm 4 only where the
+// block size allows it.
+PlanOptions resolve_plan(unsigned log_n, PlanOptions opt);
 
 struct PassShape {
   unsigned s = 0, log_c = 0;  // stages; log2 of the sets per block

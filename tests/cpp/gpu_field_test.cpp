@@ -204,6 +204,53 @@ TYPED_TEST(GpuFieldHostEmulation, EveryOpMatchesCpu) {
   }
 }
 
+// The lazy domain of the NTT ([0, 2m) representatives): each op, on both representatives of
+// every input, reduces to the CPU's result and stays below 2m.
+template <class D>
+D plus_modulus(const D& x) {  // x + m, as limbs (< 2m for x < m)
+  D r;
+  std::uint64_t carry = 0;
+  for (int i = 0; i < D::N; ++i) {
+    const std::uint64_t v = std::uint64_t{x.v[i]} + D::Params::modulus(i) + carry;
+    r.v[i] = static_cast<std::uint32_t>(v);
+    carry = v >> 32;
+  }
+  return r;
+}
+template <class D>
+bool below_twice_modulus(const D& x) {
+  D two_m{};
+  std::uint64_t carry = 0;
+  for (int i = 0; i < D::N; ++i) {
+    const std::uint64_t v = 2 * std::uint64_t{D::Params::modulus(i)} + carry;
+    two_m.v[i] = static_cast<std::uint32_t>(v);
+    carry = v >> 32;
+  }
+  for (int i = D::N - 1; i >= 0; --i)
+    if (x.v[i] != two_m.v[i]) return x.v[i] < two_m.v[i];
+  return false;
+}
+
+TYPED_TEST(GpuFieldHostEmulation, LazyDomainOpsReduceToTheCpuResult) {
+  using C = typename TypeParam::C;
+  using D = typename TypeParam::D;
+  std::vector<C> a, b;
+  make_inputs<C>(1000, 41, a, b);
+  int bad = 0;
+  for (std::size_t i = 0; i < a.size() && bad < 5; ++i) {
+    const D ac = to_dev<D>(a[i]), bc = to_dev<D>(b[i]);
+    for (const D& al : {ac, plus_modulus(ac)})
+      for (const D& bl : {bc, plus_modulus(bc)}) {
+        const D sum = D::add_lazy(al, bl), diff = D::sub_lazy(al, bl), prod = D::mul_lazy(ac, bl);
+        const bool ok = below_twice_modulus(sum) && below_twice_modulus(diff) && below_twice_modulus(prod) &&
+                        to_cpu<C>(sum.canonical()) == a[i] + b[i] && to_cpu<C>(diff.canonical()) == a[i] - b[i] &&
+                        to_cpu<C>(prod.canonical()) == a[i] * b[i];
+        if (!ok && ++bad <= 3) ADD_FAILURE() << "lazy ops at input " << i;
+      }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
 // ---- on the GPU ----
 
 template <class Pair>

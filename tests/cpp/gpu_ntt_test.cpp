@@ -239,9 +239,25 @@ TEST(GpuNttSimulation, PlansRejectOptionsTheKernelCannotRun) {
   EXPECT_THROW(gntt::plan_shapes(24, PlanOptions{11, 256, {}, true, true, 4}), std::invalid_argument);
   EXPECT_THROW(gntt::plan_shapes(24, PlanOptions{10, 256, {}, true, true, 2}), std::invalid_argument);
   EXPECT_NO_THROW(gntt::plan_shapes(24, PlanOptions{10, 256, {}, true, true, 4}));
-  const auto s = gntt::plan_shapes(24, {});
+  const auto s = gntt::plan_shapes(24, {});  // tuned: 2^9-element blocks
   ASSERT_EQ(s.size(), 3u);
-  for (const auto& p : s) EXPECT_EQ(p.s + p.log_c, 11u);
+  for (const auto& p : s) EXPECT_EQ(p.s + p.log_c, 9u);
+  for (const auto& p : gntt::plan_shapes(19, {})) EXPECT_EQ(p.s + p.log_c, 11u);
+}
+
+TEST(GpuNttSimulation, TunedPlanFillsOnlyTheFieldsLeftZero) {
+  const auto t = gntt::resolve_plan(24, {});
+  EXPECT_EQ(t.log_block_elems, 9u);
+  EXPECT_EQ(t.threads, 128u);
+  EXPECT_EQ(t.blocks_per_sm, 4u);
+  const auto e11 = gntt::resolve_plan(24, PlanOptions{11, 0, {}});
+  EXPECT_EQ(e11.log_block_elems, 11u);
+  EXPECT_EQ(e11.threads, 128u);
+  EXPECT_EQ(e11.blocks_per_sm, 3u);  // four 64 KiB blocks would not fit
+  const auto kept = gntt::resolve_plan(24, PlanOptions{10, 256, {}, true, true, 3});
+  EXPECT_EQ(kept.threads, 256u);
+  EXPECT_EQ(kept.blocks_per_sm, 3u);
+  EXPECT_EQ(gntt::resolve_plan(26, {}).log_block_elems, 11u);
 }
 
 // ---- the kernels on the GPU ----
