@@ -6,7 +6,8 @@
 #
 # Usage (from the repository root on the device machine):
 #   [STEPS=tests,sanitize,bench] [BENCH_ARGS="--only msm"] bash gpu/scripts/device_run.sh [BIN_DIR]
-# STEPS picks what runs (default all three); BENCH_ARGS go to prooflab_gpu_bench.
+# STEPS picks what runs (default tests,sanitize,bench; add huge for the 2^27 NTT checks, a few
+# minutes); BENCH_ARGS go to prooflab_gpu_bench.
 # BIN_DIR holds gpu_field_test, gpu_ntt_test, gpu_device_test and prooflab_gpu_bench, either
 # directly (what gpu/scripts/stage_device_bins.sh makes: build-gpu-device/) or as a CMake build
 # directory (tests/ and bench/ below it). Default: build-gpu-device, else build-gpu.
@@ -102,8 +103,11 @@ fi
 if [ -n "$FIELD_TEST" ] && [ -n "$NTT_TEST" ] && [ -n "$DEVICE_TEST" ] && want tests; then
   run_step "gpu_device_test" 20 "$TESTS_LOG" "$DEVICE_TEST"
   run_step "gpu_field_test" 40 "$TESTS_LOG" "$FIELD_TEST"
-  run_step "gpu_ntt_test (all but Long)" 100 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='-Long/*'
+  run_step "gpu_ntt_test (all but Long, Huge)" 100 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='-Long/*:Huge/*'
   run_step "gpu_ntt_test Long (2^24)" 60 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='Long/*'
+  if want huge; then
+    run_step "gpu_ntt_test Huge (2^27)" 400 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='Huge/*'
+  fi
 fi
 # Any skipped GPU case on a GPU machine is a failure of the setup, not a pass.
 if grep -q "no GPU:" "$TESTS_LOG"; then verdict "GPU cases ran (none skipped)" 1; else verdict "GPU cases ran (none skipped)" 0; fi

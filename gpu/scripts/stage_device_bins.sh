@@ -13,12 +13,12 @@ fi
 # (batch --set backend=cuda, gpu-phase, matrix), stripped.
 TESTS=$(cd tests/cpp && ls gpu_*_test.cpp | sed 's/\.cpp$//')
 # shellcheck disable=SC2086
-cmake --build "$BUILD" --target $TESTS prooflab_gpu_bench prooflab -j2
+cmake --build "$BUILD" --target $TESTS prooflab_gpu_bench imad_probe prooflab -j2
 rm -rf build-gpu-device
 mkdir -p build-gpu-device/lib
 for t in $TESTS; do cp "$BUILD/tests/$t" build-gpu-device/; done
-cp "$BUILD"/bench/prooflab_gpu_bench "$BUILD"/bin/prooflab build-gpu-device/
-strip -s build-gpu-device/gpu_* build-gpu-device/prooflab*
+cp "$BUILD"/bench/prooflab_gpu_bench "$BUILD"/bench/imad_probe "$BUILD"/bin/prooflab build-gpu-device/
+strip -s build-gpu-device/gpu_* build-gpu-device/prooflab* build-gpu-device/imad_probe
 # prooflab links toml++ and the project venv's libpython (for `report`, not used there):
 # carried in lib/, so run it there with LD_LIBRARY_PATH=$PWD/build-gpu-device/lib.
 for lib in $(ldd build-gpu-device/prooflab | awk '/libtomlplusplus|libpython/ {print $3}'); do
