@@ -136,8 +136,11 @@ struct Bench {
   }
 };
 
+// variant names the case (with name and log_n: the key `prooflab regress` follows), plan the
+// NTT plan it ran: for the rows of the tuned plan the variant leaves the plan out, so that
+// retuning a size does not rename its metric; the ntt_variant rows are their plan.
 struct Row {
-  std::string name, variant;
+  std::string name, variant, plan;
   unsigned log_n = 0;
   Stats stats;
   double model_ms = 0, model_compute_ms = 0, model_memory_ms = 0;
@@ -223,9 +226,10 @@ int main(int argc, char** argv) {
 
     std::vector<Row> rows;
     const auto print_row = [](const Row& r) {
-      std::printf("%-16s %-28s 2^%-3u %9.3f %9.3f %9.3f %9.3f  %s\n", r.name.c_str(),
-                  r.variant.c_str(), r.log_n, r.stats.median, r.stats.min, r.stats.max, r.model_ms,
-                  r.note.c_str());
+      const std::string label =
+          r.plan.empty() || r.variant.find(r.plan) != std::string::npos ? r.variant : r.variant + " " + r.plan;
+      std::printf("%-16s %-28s 2^%-3u %9.3f %9.3f %9.3f %9.3f  %s\n", r.name.c_str(), label.c_str(),
+                  r.log_n, r.stats.median, r.stats.min, r.stats.max, r.model_ms, r.note.c_str());
       std::fflush(stdout);
     };
     std::printf("device: %s, %d SMs, %.0f MHz, L2 %d MB, %.1f GiB\n", dev.name.c_str(), dev.sm_count,
@@ -289,8 +293,9 @@ int main(int argc, char** argv) {
     };
 
     // One NTT case: in place on rotating buffers with a shared scratch.
+    // plan_in_key: the explicit-plan variants; the tuned-plan rows keep the plan out of the key.
     const auto ntt_case = [&](const char* name, Transform kind, unsigned log_n, Order order,
-                              const PlanOptions& opt) {
+                              const PlanOptions& opt, bool plan_in_key) {
       const std::size_t n = std::size_t{1} << log_n, bytes = n * sizeof(Fr32);
       const ntt::Domain d(log_n, alloc, b.stream);
       const int rot = static_cast<int>(std::clamp<std::size_t>((4 * b.flush_bytes + bytes - 1) / bytes, 2, 8));
@@ -303,7 +308,8 @@ int main(int argc, char** argv) {
       Row r;
       r.name = name;
       r.log_n = log_n;
-      r.variant = std::string(order == Order::kNatural ? "NN " : "NR ") + plan_string(log_n, opt);
+      r.plan = plan_string(log_n, opt);
+      r.variant = std::string(order == Order::kNatural ? "NN" : "NR") + (plan_in_key ? " " + r.plan : "");
       r.stats = b.measure([](int) {}, [&](int rep) {
         ntt::transform(kind, bufs[rep % rot].get(), scratch.get(), d, b.stream, order, opt);
       });
@@ -324,7 +330,8 @@ int main(int argc, char** argv) {
       Row r;
       r.name = "compute_h";
       r.log_n = log_n;
-      r.variant = std::string(hopt.concurrent ? "3 streams " : "1 stream ") + plan_string(log_n, hopt.plan);
+      r.plan = plan_string(log_n, hopt.plan);
+      r.variant = hopt.concurrent ? "3 streams" : "1 stream";
       r.stats = b.measure(
           [&](int rep) {  // a, b, c are consumed: fresh random inputs, untimed
             fill_random(a.get(), n, 10 * rep + 1, b.stream);
@@ -350,14 +357,14 @@ int main(int argc, char** argv) {
     if (ntt_log) ntt_sizes = {ntt_log};
     const auto ntt_size_wanted = [&](unsigned k) { return k <= max_log && (!ntt_log || k == ntt_log); };
     for (unsigned k : ntt_sizes)
-      if (k <= max_log && wants("ntt")) ntt_case("ntt", Transform::kForward, k, Order::kNatural, def);
+      if (k <= max_log && wants("ntt")) ntt_case("ntt", Transform::kForward, k, Order::kNatural, def, false);
     for (unsigned k : ntt_sizes)
       if (k <= max_log && wants("ntt"))
-        ntt_case("ntt", Transform::kForward, k, Order::kBitReversed, def);
+        ntt_case("ntt", Transform::kForward, k, Order::kBitReversed, def, false);
     if (ntt_size_wanted(24) && wants("ntt")) {
-      ntt_case("coset_ntt", Transform::kCosetForward, 24, Order::kNatural, def);
-      ntt_case("intt", Transform::kInverse, 24, Order::kNatural, def);
-      ntt_case("coset_intt", Transform::kCosetInverse, 24, Order::kNatural, def);
+      ntt_case("coset_ntt", Transform::kCosetForward, 24, Order::kNatural, def, false);
+      ntt_case("intt", Transform::kInverse, 24, Order::kNatural, def, false);
+      ntt_case("coset_intt", Transform::kCosetInverse, 24, Order::kNatural, def, false);
     }
     for (unsigned k : {20u, 22u, 24u})
       if (k <= max_log && !(quick && k == 22) && wants("h")) h_case(k, ntt::HOptions{});
@@ -392,7 +399,7 @@ int main(int argc, char** argv) {
           {26, with(11, 256, {}, false, false)},         {26, tm(with(11, 256, {}, true, true), 8)},
           {26, with(10, 256, {}, true, true, 4)},        {26, with(9, 128, {}, true, true, 4)}};
       for (const auto& [k, v] : variants)
-        if (ntt_size_wanted(k)) ntt_case("ntt_variant", Transform::kForward, k, Order::kBitReversed, v);
+        if (ntt_size_wanted(k)) ntt_case("ntt_variant", Transform::kForward, k, Order::kBitReversed, v, true);
     }
 
     // ---- MSM: bases resident, scalars from pinned host memory in every call ----
@@ -541,10 +548,11 @@ int main(int argc, char** argv) {
       std::fprintf(f, "    {\"name\": \"%s\", \"variant\": \"%s\", \"log_n\": %u, \"median_ms\": %.6f, "
                    "\"min_ms\": %.6f, \"max_ms\": %.6f, \"mean_ms\": %.6f, \"model_ms\": %.6f, "
                    "\"model_compute_ms\": %.6f, \"model_memory_ms\": %.6f, \"fr_muls\": %.6g, "
-                   "\"dram_bytes\": %.6g, \"passes\": %u, \"note\": \"%s\", \"samples_ms\": [",
+                   "\"dram_bytes\": %.6g, \"passes\": %u, \"plan\": \"%s\", \"note\": \"%s\", \"samples_ms\": [",
                    r.name.c_str(), json_escape(r.variant).c_str(), r.log_n, r.stats.median,
                    r.stats.min, r.stats.max, r.stats.mean, r.model_ms, r.model_compute_ms,
-                   r.model_memory_ms, r.fr_muls, r.dram_bytes, r.passes, json_escape(r.note).c_str());
+                   r.model_memory_ms, r.fr_muls, r.dram_bytes, r.passes, json_escape(r.plan).c_str(),
+                   json_escape(r.note).c_str());
       for (std::size_t j = 0; j < r.stats.ms.size(); ++j)
         std::fprintf(f, "%s%.6f", j ? ", " : "", r.stats.ms[j]);
       std::fprintf(f, "]}%s\n", i + 1 < rows.size() ? "," : "");
