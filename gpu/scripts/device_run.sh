@@ -106,7 +106,7 @@ if [ -n "$FIELD_TEST" ] && [ -n "$NTT_TEST" ] && [ -n "$DEVICE_TEST" ] && want t
   run_step "gpu_ntt_test (all but Long, Huge)" 100 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='-Long/*:Huge/*'
   run_step "gpu_ntt_test Long (2^24)" 60 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='Long/*'
   if want huge; then
-    run_step "gpu_ntt_test Huge (2^27)" 400 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='Huge/*'
+    run_step "gpu_ntt_test Huge (2^27, ~6 min)" 540 "$TESTS_LOG" "$NTT_TEST" --gtest_filter='Huge/*'
   fi
 fi
 # Any skipped GPU case on a GPU machine is a failure of the setup, not a pass.
