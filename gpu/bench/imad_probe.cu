@@ -21,22 +21,31 @@ __global__ void __launch_bounds__(256) probe_kernel(uint32_t* out, uint32_t seed
   for (int it = 0; it < kIters; ++it) {
 #pragma unroll
     for (int i = 0; i < kAcc; ++i) {
-      if constexpr (kOp == 0) asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x[i]) : "r"(y[i]), "r"(a));
-      if constexpr (kOp == 1) asm volatile("mad.hi.u32 %0, %0, %1, %2;" : "+r"(x[i]) : "r"(y[i]), "r"(a));
+      if constexpr (kOp == 0)
+        asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x[i]) : "r"(y[i]), "r"(a));
+      if constexpr (kOp == 1)
+        asm volatile("mad.hi.u32 %0, %0, %1, %2;" : "+r"(x[i]) : "r"(y[i]), "r"(a));
       if constexpr (kOp == 2) {
         uint64_t w;
-        asm volatile("mad.wide.u32 %0, %1, %2, %3;" : "=l"(w) : "r"(x[i]), "r"(y[i]), "l"((uint64_t(a) << 32) | b));
+        asm volatile("mad.wide.u32 %0, %1, %2, %3;"
+                     : "=l"(w)
+                     : "r"(x[i]), "r"(y[i]), "l"((uint64_t(a) << 32) | b));
         x[i] = uint32_t(w) ^ uint32_t(w >> 32);
       }
       if constexpr (kOp == 3) asm volatile("add.u32 %0, %0, %1;" : "+r"(x[i]) : "r"(y[i]));
       if constexpr (kOp == 4) {  // carry chain pair on the same product: mad.lo.cc + madc.hi
-        asm volatile("mad.lo.cc.u32 %0, %0, %2, %1;\n\tmadc.hi.u32 %1, %0, %2, %1;" : "+r"(x[i]), "+r"(y[i]) : "r"(a));
+        asm volatile("mad.lo.cc.u32 %0, %0, %2, %1;\n\tmadc.hi.u32 %1, %0, %2, %1;"
+                     : "+r"(x[i]), "+r"(y[i])
+                     : "r"(a));
       }
       if constexpr (kOp == 5) {  // add.cc + addc
         asm volatile("add.cc.u32 %0, %0, %1;\n\taddc.u32 %1, %1, %0;" : "+r"(x[i]), "+r"(y[i]));
       }
       if constexpr (kOp == 6) {  // mad.lo.cc + madc.hi.cc + addc: the CIOS step as we write it
-        asm volatile("mad.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.cc.u32 %1, %2, %3, %1;\n\taddc.u32 %2, %2, 0;" : "+r"(x[i]), "+r"(y[i]), "+r"(a) : "r"(b));
+        asm volatile(
+            "mad.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.cc.u32 %1, %2, %3, %1;\n\taddc.u32 %2, %2, 0;"
+            : "+r"(x[i]), "+r"(y[i]), "+r"(a)
+            : "r"(b));
       }
     }
   }
@@ -76,8 +85,8 @@ void run(const char* name, int sms, int ops_per_chain) {
   check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0), "clock rate");
   const double warp_instr = double(blocks) * threads / 32 * kIters * kAcc * ops_per_chain;
   const double per_sm_clk = warp_instr / sms / (best * 1e-3 * clock_khz * 1e3);
-  std::printf("%-28s %8.3f ms  %.3f warp-instr/clk/SM  (%.1f cycles per warp-instr per SMSP)\n", name, best,
-              per_sm_clk, 4.0 / per_sm_clk);
+  std::printf("%-28s %8.3f ms  %.3f warp-instr/clk/SM  (%.1f cycles per warp-instr per SMSP)\n",
+              name, best, per_sm_clk, 4.0 / per_sm_clk);
   check(cudaFree(out), "cudaFree");
 }
 

@@ -92,7 +92,8 @@ struct alignas(16) Mont32 {
     PROOFLAB_UNROLL for (int i = 1; i < N; ++i) r.v[i] = cc::subc_cc(a.v[i], b.v[i]);
     const std::uint32_t mask = cc::subc(0, 0);  // all ones when a < b: add m back
     r.v[0] = cc::add_cc(r.v[0], P::modulus(0) & mask);
-    PROOFLAB_UNROLL for (int i = 1; i < N - 1; ++i) r.v[i] = cc::addc_cc(r.v[i], P::modulus(i) & mask);
+    PROOFLAB_UNROLL for (int i = 1; i < N - 1; ++i) r.v[i] =
+        cc::addc_cc(r.v[i], P::modulus(i) & mask);
     r.v[N - 1] = cc::addc(r.v[N - 1], P::modulus(N - 1) & mask);
     return r;
   }
@@ -160,7 +161,8 @@ struct alignas(16) Mont32 {
     PROOFLAB_UNROLL for (int i = 1; i < N; ++i) r.v[i] = cc::subc_cc(a.v[i], b.v[i]);
     const std::uint32_t mask = cc::subc(0, 0);  // all ones when a < b: add 2m back
     r.v[0] = cc::add_cc(r.v[0], twice_modulus(0) & mask);
-    PROOFLAB_UNROLL for (int i = 1; i < N - 1; ++i) r.v[i] = cc::addc_cc(r.v[i], twice_modulus(i) & mask);
+    PROOFLAB_UNROLL for (int i = 1; i < N - 1; ++i) r.v[i] =
+        cc::addc_cc(r.v[i], twice_modulus(i) & mask);
     r.v[N - 1] = cc::addc(r.v[N - 1], twice_modulus(N - 1) & mask);
     return r;
   }

@@ -16,12 +16,14 @@ namespace {
 // spilled), and up to 512 threads for the 2^12-element blocks; each with paired stages or
 // single ones (pass_stages).
 template <unsigned kBound, unsigned kMinBlocks, bool kPaired>
-__global__ void __launch_bounds__(kBound, kMinBlocks) ntt_pass_kernel(const __grid_constant__ PassArgs p) {
+__global__ void __launch_bounds__(kBound, kMinBlocks)
+    ntt_pass_kernel(const __grid_constant__ PassArgs p) {
   extern __shared__ uint4 tile[];
   const Tile sh{tile, tile + (1u << p.log_elems())};
   pass_load(p, blockIdx.x, threadIdx.x, sh);
   __syncthreads();
-  pass_stages<kPaired>(p, [&](auto&& step) { step(threadIdx.x, sh); }, [] { __syncthreads(); });
+  pass_stages<kPaired>(
+      p, [&](auto&& step) { step(threadIdx.x, sh); }, [] { __syncthreads(); });
   pass_store(p, blockIdx.x, threadIdx.x, sh);
 }
 

@@ -75,12 +75,12 @@ struct PassArgs {
   Fr32* dst = nullptr;
   const Fr32* radix = nullptr;  // ω_{2^radix_log}^i for i < 2^(radix_log-1)
   PowerTable partial;           // ω^e, e < n (ω or ω^-1 of this size)
-  CouplingTable coupling;       // when powers != null: ω^(±j·2^log_step) without a multiplication
+  CouplingTable coupling;  // when powers != null: ω^(±j·2^log_step) without a multiplication
   PowerTable in_table, out_table;
   Fr32 out_scalar;
   std::uint32_t log_n = 0, t = 0, s = 0, log_c = 0, radix_log = 0, threads = 0;
   std::uint32_t last = 0, reverse_out = 0, in_mode = kInNone, out_mode = kOutNone;
-  std::uint32_t inverse = 0;       // coupling twiddles are ω^-e (direct table read backwards)
+  std::uint32_t inverse = 0;        // coupling twiddles are ω^-e (direct table read backwards)
   std::uint32_t paired_stages = 0;  // stages two at a time per shared-memory round trip
   std::uint32_t blocks_per_sm = 3;  // which kernel build launches it (ntt_kernel.cu)
   std::uint32_t twiddle_major = 1;  // pass_stage_pair's group order (pair_twiddle_major)
@@ -119,7 +119,9 @@ PROOFLAB_HDI uint4 quad(std::uint32_t x, std::uint32_t y, std::uint32_t z, std::
   return r;
 }
 
-PROOFLAB_HDI Fr32 tile_get(const Tile& sh, std::uint32_t i) { return from_halves(sh.lo[i], sh.hi[i]); }
+PROOFLAB_HDI Fr32 tile_get(const Tile& sh, std::uint32_t i) {
+  return from_halves(sh.lo[i], sh.hi[i]);
+}
 
 PROOFLAB_HDI void tile_put(const Tile& sh, std::uint32_t i, const Fr32& x) {
   sh.lo[i] = quad(x.v[0], x.v[1], x.v[2], x.v[3]);
@@ -286,7 +288,8 @@ PROOFLAB_HDI void pass_stage_pair(const PassArgs& p, std::uint32_t u, std::uint3
     Fr32 dac = Fr32::sub_lazy(a, c);
     a = tile_get(sh, iq), c = tile_get(sh, ihq);
     const Fr32 sbd = Fr32::add_lazy(a, c);
-    Fr32 dbd = Fr32::mul_lazy(load_table(p.radix, (j + (1u << q_log)) << tw_shift), Fr32::sub_lazy(a, c));
+    Fr32 dbd =
+        Fr32::mul_lazy(load_table(p.radix, (j + (1u << q_log)) << tw_shift), Fr32::sub_lazy(a, c));
     if (!j0) dac = Fr32::mul_lazy(load_table(p.radix, j << tw_shift), dac);
     Fr32 e = Fr32::sub_lazy(sac, sbd), f = Fr32::sub_lazy(dac, dbd);
     if (!j0) {  // q = 1 implies j = 0
@@ -307,7 +310,8 @@ PROOFLAB_HDI void pass_stage_last(const PassArgs& p, std::uint32_t tid, const Ti
   const std::uint32_t half_count = 1u << (p.log_elems() - 1);
   const std::uint32_t c_mask = (1u << p.log_c) - 1;
   for (std::uint32_t b = tid; b < half_count; b += p.threads) {
-    const std::uint32_t i0 = (((b >> p.log_c) << 1) << p.log_c) + (b & c_mask), i1 = i0 + (1u << p.log_c);
+    const std::uint32_t i0 = (((b >> p.log_c) << 1) << p.log_c) + (b & c_mask),
+                        i1 = i0 + (1u << p.log_c);
     const Fr32 x = tile_get(sh, i0), y = tile_get(sh, i1);
     tile_put(sh, i0, Fr32::add_lazy(x, y));
     tile_put(sh, i1, Fr32::sub_lazy(x, y));

@@ -34,16 +34,18 @@ PlanOptions resolve_plan(unsigned log_n, PlanOptions opt) {
 
 std::vector<PassShape> plan_shapes(unsigned log_n, const PlanOptions& given) {
   if (log_n < 1 || log_n > kMaxLogN)
-    bad_option("log n = " + std::to_string(log_n) + " outside [1, " + std::to_string(kMaxLogN) + "]");
+    bad_option("log n = " + std::to_string(log_n) + " outside [1, " + std::to_string(kMaxLogN) +
+               "]");
   const PlanOptions opt = resolve_plan(log_n, given);
   if (opt.log_block_elems < 2 || opt.log_block_elems > kMaxLogBlockElems)
     bad_option("log_block_elems = " + std::to_string(opt.log_block_elems) + " outside [2, " +
                std::to_string(kMaxLogBlockElems) + "]");
   if (!is_pow2(opt.threads) || opt.threads > kMaxThreads)
-    bad_option("threads = " + std::to_string(opt.threads) +
-               " is not a power of two in [1, " + std::to_string(kMaxThreads) + "]");
+    bad_option("threads = " + std::to_string(opt.threads) + " is not a power of two in [1, " +
+               std::to_string(kMaxThreads) + "]");
   if (opt.blocks_per_sm != 3 && opt.blocks_per_sm != 4)
-    bad_option("blocks_per_sm = " + std::to_string(opt.blocks_per_sm) + " (the kernel is built for 3 or 4)");
+    bad_option("blocks_per_sm = " + std::to_string(opt.blocks_per_sm) +
+               " (the kernel is built for 3 or 4)");
   if (opt.blocks_per_sm == 4 && opt.log_block_elems > 10)
     bad_option("blocks_per_sm = 4 needs log_block_elems <= 10 (four blocks of 32·2^" +
                std::to_string(opt.log_block_elems) + " bytes of shared memory do not fit an SM)");
@@ -132,7 +134,8 @@ std::vector<PassArgs> make_passes(const TransformSpec& spec, const TablesView& t
   const PlanOptions opt = resolve_plan(log_n, given);
   const auto shapes = plan_shapes(log_n, opt);
   if (shapes.size() > 1 && buf.work == buf.out)
-    throw std::invalid_argument("gpu ntt: a multi-pass transform needs a work buffer distinct from its output");
+    throw std::invalid_argument(
+        "gpu ntt: a multi-pass transform needs a work buffer distinct from its output");
   if (spec.in_mode == kInPointwise && (!buf.in_b || !buf.in_c))
     throw std::invalid_argument("gpu ntt: a·b - c input needs the b and c buffers");
   std::vector<PassArgs> passes;

@@ -19,11 +19,11 @@ inline constexpr unsigned kMaxLogN = 27;
 // Zero in log_block_elems, threads or blocks_per_sm means "as tuned for this size"
 // (tuned_plan); explicit values are kept.
 struct PlanOptions {
-  unsigned log_block_elems = 0;   // elements per block, log2 (shared memory = 32·2^this bytes)
-  unsigned threads = 0;           // threads per block (a power of two, at most kMaxThreads)
-  std::vector<unsigned> stages;   // stages per pass, summing to log n; empty = automatic
-  bool direct_coupling = true;    // coupling twiddles from the direct table where it reaches
-  bool paired_stages = true;      // two stages per shared-memory round trip (pass_stage_pair)
+  unsigned log_block_elems = 0;  // elements per block, log2 (shared memory = 32·2^this bytes)
+  unsigned threads = 0;          // threads per block (a power of two, at most kMaxThreads)
+  std::vector<unsigned> stages;  // stages per pass, summing to log n; empty = automatic
+  bool direct_coupling = true;   // coupling twiddles from the direct table where it reaches
+  bool paired_stages = true;     // two stages per shared-memory round trip (pass_stage_pair)
   // Blocks of up to 256 threads per SM the kernel is compiled for: 3 (80 registers) or 4 (64
   // registers, some spilled; needs log_block_elems <= 10 so that four blocks' shared memory
   // fits). Blocks of 512 threads always use the one-block kernel.
@@ -55,8 +55,8 @@ std::vector<PassShape> plan_shapes(unsigned log_n, const PlanOptions& opt);
 // Pointers to every table of one domain (on the device, or on the host for the simulator).
 struct TablesView {
   unsigned log_n = 0, radix_log = 0;
-  const Fr32* radix_fwd = nullptr;  // ω_{2^radix_log}^i, i < 2^(radix_log-1)
-  const Fr32* radix_inv = nullptr;  // the same for ω^-1
+  const Fr32* radix_fwd = nullptr;      // ω_{2^radix_log}^i, i < 2^(radix_log-1)
+  const Fr32* radix_inv = nullptr;      // the same for ω^-1
   PowerTable partial_fwd, partial_inv;  // ω^e, ω^-e (e < n)
   CouplingTable coupling;               // ω^(j·2^log_step), j < 2^log_size (both directions)
   PowerTable coset;                     // g^i                 coset NTT input

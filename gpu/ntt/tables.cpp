@@ -20,7 +20,8 @@ Fr32 to_device(const CpuFr& x) {
 }
 
 // Appends c·x^j for j < count; returns the offset.
-std::size_t append_powers(std::vector<Fr32>& out, const CpuFr& x, const CpuFr& c, std::size_t count) {
+std::size_t append_powers(std::vector<Fr32>& out, const CpuFr& x, const CpuFr& c,
+                          std::size_t count) {
   const std::size_t at = out.size();
   CpuFr p = c;
   for (std::size_t j = 0; j < count; ++j) {
@@ -76,7 +77,8 @@ HostTables build_tables(unsigned log_n, unsigned coupling_log_size) {
   t.coupling_log_size = std::min(log_n, coupling_log_size);
   CpuFr coupling_root = omega;  // ω^(2^(k-L))
   for (unsigned i = t.coupling_log_size; i < log_n; ++i) coupling_root = coupling_root.square();
-  t.coupling = append_powers(t.data, coupling_root, CpuFr::one(), std::size_t{1} << t.coupling_log_size);
+  t.coupling =
+      append_powers(t.data, coupling_root, CpuFr::one(), std::size_t{1} << t.coupling_log_size);
   t.coset = append_two_level(t.data, log_n, t.split, g, CpuFr::one());
   t.coset_inv = append_two_level(t.data, log_n, t.split, g_inv, n_inv);
   t.intt_to_coset = append_two_level(t.data, log_n, t.split, g, n_inv);
