@@ -6,13 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/trace/elapsed.hpp"
+
 namespace prooflab::harness {
 
 namespace {
-
-double since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
 
 std::size_t terminal_width(std::FILE* f) {
   winsize ws{};
@@ -58,16 +56,16 @@ std::string ExperimentProgress::status_line_locked() const {
   if (executed_ > 0) {
     const double mean = executed_seconds_ / static_cast<double>(executed_);
     double left = mean * static_cast<double>(total_ - done_);
-    if (!current_.empty()) left -= std::min(since(run_t0_), mean);
+    if (!current_.empty()) left -= std::min(trace::seconds_since(run_t0_), mean);
     eta = duration(left);
   }
-  return "elapsed " + duration(since(t0_)) + " | ETA " + eta;
+  return "elapsed " + duration(trace::seconds_since(t0_)) + " | ETA " + eta;
 }
 
 void ExperimentProgress::draw_locked() {
   if (!tty_ || closed_) return;
   std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + " done] ";
-  if (!current_.empty()) line += current_ + " (" + duration(since(run_t0_)) + ") | ";
+  if (!current_.empty()) line += current_ + " (" + duration(trace::seconds_since(run_t0_)) + ") | ";
   line += status_line_locked();
   const std::size_t width = terminal_width(out_);
   if (line.size() >= width) line.resize(width - 1);  // a wrapped line cannot be redrawn

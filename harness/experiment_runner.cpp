@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "core/trace/elapsed.hpp"
 #include "harness/experiment_index.hpp"
 #include "harness/experiment_progress.hpp"
 
@@ -116,7 +117,7 @@ ExperimentOutcome run_experiment(const ExperimentPlan& plan, const RunnerOptions
       throw std::runtime_error("run " + r.run_dir + " of experiment " + plan.spec.name + ": " +
                                e.what());
     }
-    rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rec.seconds = trace::seconds_since(t0);
     rec.executed = true;
     rec.status = index_status(result.status);
     ++out.executed;

@@ -21,6 +21,7 @@
 #include "core/curve/random_points.hpp"
 #include "core/engine/config.hpp"
 #include "core/groth16/prover.hpp"
+#include "core/trace/elapsed.hpp"
 #include "core/trace/timeline.hpp"
 #include "harness/commands.hpp"
 
@@ -35,9 +36,7 @@ namespace prooflab::harness {
 #ifdef PROOFLAB_HAVE_CUDA
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using trace::seconds_since;
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;

@@ -31,6 +31,7 @@
 #include "core/parallel/thread_pool.hpp"
 #include "core/poly/domain.hpp"
 #include "core/poly/ntt.hpp"
+#include "core/trace/elapsed.hpp"
 #include "harness/commands.hpp"
 
 namespace prooflab::harness {
@@ -102,8 +103,7 @@ class CountedRegion {
   void stop() {
     CALLGRIND_STOP_INSTRUMENTATION;
     r_.kernel_cpu_seconds = thread_cpu_seconds() - cpu0_;
-    r_.kernel_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    r_.kernel_seconds = trace::seconds_since(t0_);
   }
 
  private:

@@ -6,6 +6,7 @@
 #include "core/groth16/qap.hpp"
 #include "core/poly/ntt.hpp"
 #include "core/r1cs/evaluate.hpp"
+#include "core/trace/elapsed.hpp"
 
 namespace prooflab::groth16 {
 namespace {
@@ -16,7 +17,7 @@ class Stopwatch {
  public:
   explicit Stopwatch(double* out) : out_(out), t0_(std::chrono::steady_clock::now()) {}
   ~Stopwatch() {
-    if (out_) *out_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    if (out_) *out_ += trace::seconds_since(t0_);
   }
 
  private:

@@ -7,15 +7,14 @@
 #include "core/curve/fixed_base.hpp"
 #include "core/groth16/qap.hpp"
 #include "core/poly/domain.hpp"
+#include "core/trace/elapsed.hpp"
 
 namespace prooflab::groth16 {
 namespace {
 
-using field::Fr;
+using trace::seconds_since;
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using field::Fr;
 
 template <class Curve>
 std::vector<curve::Affine<Curve>> fixed_base_points(const curve::FixedBaseTable<Curve>& table,

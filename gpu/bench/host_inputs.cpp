@@ -11,6 +11,7 @@
 #include "core/field/fr.hpp"
 #include "core/msm/msm.hpp"
 #include "core/parallel/thread_pool.hpp"
+#include "core/trace/elapsed.hpp"
 #include "gpu/msm/msm_host.hpp"
 
 namespace prooflab::gpu::bench {
@@ -50,8 +51,7 @@ bool equals_cpu_msm(const std::vector<msm::G1AffineRaw>& bases, const std::uint3
   std::memcpy(k.data(), scalars, n * 32);
   const auto t0 = std::chrono::steady_clock::now();
   const auto cpu = prooflab::msm::msm<curve::G1Curve>(b, k, pool());
-  if (cpu_seconds)
-    *cpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (cpu_seconds) *cpu_seconds = prooflab::trace::seconds_since(t0);
   return cpu.to_affine() == msm::to_jacobian(device_result).to_affine();
 }
 

@@ -11,6 +11,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/trace/dynamic_library.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/observe/cupti_rows.hpp"
 #include "gpu/observe/nvtx_ranges.hpp"
@@ -57,17 +58,12 @@ const CuptiApi* load_cupti(const std::vector<std::string>& candidates, std::stri
   if (g_api) return g_api;
   std::string tried;
   for (const auto& name : candidates) {
-    void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      const char* e = dlerror();
-      tried += (tried.empty() ? "" : "; ") + (e ? std::string(e) : name + ": not loadable");
-      continue;
-    }
+    void* h = trace::open_library(name, &tried);
+    if (!h) continue;
     auto api = std::make_unique<CuptiApi>();
     std::string missing;
     auto sym = [&](auto& fn, const char* n, bool required) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, n));
-      if (!fn && required) missing += (missing.empty() ? "" : ", ") + std::string(n);
+      trace::resolve_symbol(h, fn, n, required, &missing);
     };
     sym(api->GetVersion, "cuptiGetVersion", true);
     sym(api->GetResultString, "cuptiGetResultString", true);

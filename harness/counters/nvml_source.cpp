@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include "core/trace/dynamic_library.hpp"
+
 namespace prooflab::harness::counters {
 namespace {
 
@@ -93,10 +95,8 @@ void NvmlSource::fail(std::string why) { status_ = SourceStatus::unavailable(std
 SourceStatus NvmlSource::start(std::int64_t) {
   std::string tried;
   for (const auto& name : candidates_) {
-    lib_ = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    lib_ = trace::open_library(name, &tried);
     if (lib_) break;
-    const char* e = dlerror();
-    tried += (tried.empty() ? "" : "; ") + (e ? std::string(e) : name);
   }
   if (!lib_) {
     stop();
@@ -106,8 +106,7 @@ SourceStatus NvmlSource::start(std::int64_t) {
   auto api = std::make_unique<Api>();
   std::string missing;
   auto sym = [&](auto& fn, const char* n, bool required) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib_, n));
-    if (!fn && required) missing += (missing.empty() ? "" : ", ") + std::string(n);
+    trace::resolve_symbol(lib_, fn, n, required, &missing);
   };
   sym(api->Init, "nvmlInit_v2", true);
   sym(api->Shutdown, "nvmlShutdown", true);
