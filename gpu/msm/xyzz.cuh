@@ -76,10 +76,8 @@ struct alignas(16) Xyzz32 {
       *this = r.is_zero() ? dbl_affine(q) : infinity();
       return;
     }
-    const Fp32 pp = p.sqr(), ppp = p * pp, qq = x * pp;
-    const Fp32 x3 = r.sqr() - ppp - qq.dbl();
-    y = r * (qq - x3) - y * ppp;
-    x = x3;
+    Fp32 pp, ppp;
+    set_sum(p, r, x, y, pp, ppp);
     zz = zz * pp;
     zzz = zzz * ppp;
   }
@@ -97,12 +95,22 @@ struct alignas(16) Xyzz32 {
       *this = r.is_zero() ? dbl() : infinity();
       return;
     }
-    const Fp32 pp = p.sqr(), ppp = p * pp, qq = u1 * pp;
+    Fp32 pp, ppp;
+    set_sum(p, r, u1, s1, pp, ppp);
+    zz = zz * q.zz * pp;
+    zzz = zzz * q.zzz * ppp;
+  }
+
+  // The part add-2008-s and madd-2008-s share, for P = u2 − u1 ≠ 0 and R = s2 − s1:
+  // X3 = R² − PPP − 2·U1·PP, Y3 = R·(U1·PP − X3) − S1·PPP; pp, ppp = P², P³ for ZZ3, ZZZ3.
+  PROOFLAB_HDI void set_sum(const Fp32& p, const Fp32& r, const Fp32& u1, const Fp32& s1, Fp32& pp,
+                            Fp32& ppp) {
+    pp = p.sqr();
+    ppp = p * pp;
+    const Fp32 qq = u1 * pp;
     const Fp32 x3 = r.sqr() - ppp - qq.dbl();
     y = r * (qq - x3) - s1 * ppp;
     x = x3;
-    zz = zz * q.zz * pp;
-    zzz = zzz * q.zzz * ppp;
   }
 
   // k·this for a small non-negative k (bucket-reduction offsets), double-and-add from the top.

@@ -16,7 +16,7 @@ struct TransformCost {
 };
 
 // Butterfly multiplications of one pass as the kernel issues them (per warp: a skipped
-// twiddle ω^0 saves time only where a whole warp skips it, see pair_twiddle_major).
+// twiddle ω^0 saves time only where a whole warp skips it, see PassArgs::twiddle_major).
 inline double butterfly_muls(const PassArgs& p) {
   const double n = static_cast<double>(1ull << p.log_n);
   if (!p.paired_stages) return (p.s - 1) * n / 2;  // the last stage of a pass has twiddle 1
@@ -27,7 +27,7 @@ inline double butterfly_muls(const PassArgs& p) {
     const double groups = n / 4;
     if (q_log == 0)
       muls += groups;  // j = 0 everywhere: only ω_4 on one butterfly
-    else if (pair_twiddle_major(p))
+    else if (p.twiddle_major)
       muls += 4 * groups - 3 * groups / double(1u << q_log);
     else
       muls += 4 * groups;

@@ -83,7 +83,14 @@ struct PassArgs {
   std::uint32_t inverse = 0;        // coupling twiddles are ω^-e (direct table read backwards)
   std::uint32_t paired_stages = 0;  // stages two at a time per shared-memory round trip
   std::uint32_t blocks_per_sm = 3;  // which kernel build launches it (ntt_kernel.cu)
-  std::uint32_t twiddle_major = 1;  // pass_stage_pair's group order (pair_twiddle_major)
+  // Whether pass_stage_pair numbers its groups twiddle-major (j in the top bits of the group
+  // number, so that the threads of a warp share j and the groups with j = 0, whose stage-u
+  // twiddle and stage-(u+1) twiddle are both 1, skip those multiplications together) or
+  // position-major (neighbouring threads take neighbouring positions: conflict-free shared
+  // memory for any C, but j varies within a warp and only the q = 1 pair, whose j is always 0,
+  // saves its multiplication). Twiddle-major is conflict-free when C >= 8 (eight 16-byte lanes
+  // of one wavefront); with fewer sets its accesses conflict 8/C ways.
+  std::uint32_t twiddle_major = 1;
 
   PROOFLAB_HDI std::uint32_t log_elems() const { return s + log_c; }
   PROOFLAB_HDI std::uint32_t blocks() const { return 1u << (log_n - s - log_c); }
@@ -241,15 +248,6 @@ PROOFLAB_HDI void pass_stage(const PassArgs& p, std::uint32_t u, std::uint32_t t
   }
 }
 
-// Whether pass_stage_pair numbers its groups twiddle-major (j in the top bits of the group
-// number, so that the threads of a warp share j and the groups with j = 0, whose stage-u
-// twiddle and stage-(u+1) twiddle are both 1, skip those multiplications together) or
-// position-major (neighbouring threads take neighbouring positions: conflict-free shared
-// memory for any C, but j varies within a warp and only the q = 1 pair, whose j is always 0,
-// saves its multiplication). Twiddle-major is conflict-free when C >= 8 (eight 16-byte lanes
-// of one wavefront); with fewer sets its accesses conflict 8/C ways.
-PROOFLAB_HDI bool pair_twiddle_major(const PassArgs& p) { return p.twiddle_major != 0; }
-
 // Stages u and u+1 at once (u + 1 < s): each thread takes groups of four set positions
 // m0, m0+q, m0+h, m0+h+q (h = 2^(s-u-1), q = h/2, m0 mod 2h = j < q), runs stage u's two
 // butterflies (m0, m0+h) and (m0+q, m0+h+q) with twiddles ω_{2h}^j and ω_{2h}^(j+q), then
@@ -263,13 +261,12 @@ PROOFLAB_HDI void pass_stage_pair(const PassArgs& p, std::uint32_t u, std::uint3
   const std::uint32_t h_log = p.s - u - 1, q_log = h_log - 1;
   const std::uint32_t tw_shift = p.radix_log - p.s + u;  // ω_{2h}^j = radix[j << tw_shift]
   const std::uint32_t c_mask = (1u << p.log_c) - 1;
-  const bool twiddle_major = pair_twiddle_major(p);
   for (std::uint32_t g = tid; g < group_count; g += p.threads) {
     // g = (j, top, uc) twiddle-major or (top, j, uc) position-major; top < 2^u numbers the
     // 2h-blocks of a set.
     std::uint32_t j, top;
     const std::uint32_t uc = g & c_mask;
-    if (twiddle_major) {
+    if (p.twiddle_major) {
       const std::uint32_t rest_log = log_groups - q_log;  // = log_c + u
       j = g >> rest_log;
       top = (g & ((1u << rest_log) - 1)) >> p.log_c;
