@@ -12,9 +12,48 @@
 #include <vector>
 
 #include "core/curve/affine.hpp"
+#include "core/field/mont.hpp"
 #include "core/msm/inverse.hpp"
 
 namespace prooflab::msm {
+
+// What an affine addition needs besides den once 1/den is known: λ = num/den,
+// x3 = λ² − ax − bx, y3 = λ(ax − x3) − ay.
+template <class Field>
+struct AffineAddTerms {
+  Field ax, ay, bx, num;  // ay signed; num = y_b − y_a (den = x_b − x_a), or 3x² (den = 2y)
+};
+
+// The terms and den of ±a + ±b, or false when the sum needs no inversion and was written to
+// *dst (an operand at infinity, P + (−P)). Shared by every batch adder.
+template <class Point, class Field>
+PROOFLAB_INLINE bool affine_add_terms(const Point* a, bool neg_a, const Point* b, bool neg_b,
+                                      Point* dst, AffineAddTerms<Field>& t, Field& den) {
+  if (a->is_infinity() || b->is_infinity()) [[unlikely]] {
+    *dst = a->is_infinity() ? (neg_b ? -*b : *b) : (neg_a ? -*a : *a);
+    return false;
+  }
+  den = b->x;
+  den -= a->x;
+  t.ay = neg_a ? -a->y : a->y;
+  const Field yb = neg_b ? -b->y : b->y;
+  if (den.is_zero()) [[unlikely]] {
+    if (!(t.ay == yb) || yb.is_zero()) {  // P + (−P); a 2-torsion P doubles to O
+      *dst = Point::infinity();
+      return false;
+    }
+    const Field xx = a->x.square();  // doubling: λ = 3x² / 2y
+    t.num = xx.dbl();
+    t.num += xx;
+    den = yb.dbl();
+  } else {
+    t.num = yb;
+    t.num -= t.ay;
+  }
+  t.ax = a->x;
+  t.bx = b->x;
+  return true;
+}
 
 template <class Curve>
 class BatchAffineAdder {
@@ -31,31 +70,8 @@ class BatchAffineAdder {
   // at the next flush(), which may happen inside this call. The operands are read here;
   // dst must stay valid and unread until the flush.
   void push(const Point* a, bool neg_a, const Point* b, bool neg_b, Point* dst) {
-    if (a->is_infinity() || b->is_infinity()) [[unlikely]] {
-      *dst = a->is_infinity() ? signed_copy(*b, neg_b) : signed_copy(*a, neg_a);
-      return;
-    }
     Pending& e = pending_[size_];
-    Field& den = den_[size_];
-    den = b->x;
-    den -= a->x;
-    e.ay = signed_y(*a, neg_a);
-    if (den.is_zero()) [[unlikely]] {
-      const Field yb = signed_y(*b, neg_b);
-      if (!(e.ay == yb) || yb.is_zero()) {  // P + (−P); a 2-torsion P doubles to O
-        *dst = Point::infinity();
-        return;
-      }
-      const Field xx = a->x.square();  // doubling: λ = 3x² / 2y
-      e.num = xx.dbl();
-      e.num += xx;
-      den = yb.dbl();
-    } else {
-      e.num = signed_y(*b, neg_b);
-      e.num -= e.ay;
-    }
-    e.ax = a->x;
-    e.bx = b->x;
+    if (!affine_add_terms(a, neg_a, b, neg_b, dst, e.terms, den_[size_])) return;
     e.dst = dst;
     if (++size_ == pending_.size()) flush();
   }
@@ -84,23 +100,21 @@ class BatchAffineAdder {
 
  private:
   struct Pending {
-    Field ax, ay, bx, num;  // ay already signed; num = y_b − y_a, or 3x² when doubling
+    AffineAddTerms<Field> terms;
     Point* dst;
   };
 
-  static Field signed_y(const Point& p, bool neg) { return neg ? -p.y : p.y; }
-  static Point signed_copy(const Point& p, bool neg) { return neg ? -p : p; }
-
   static void finish(const Pending& e, const Field& den_inv) {
-    Field lambda = e.num;
+    const AffineAddTerms<Field>& t = e.terms;
+    Field lambda = t.num;
     lambda *= den_inv;
     Field x3 = lambda.square();
-    x3 -= e.ax;
-    x3 -= e.bx;
-    Field y3 = e.ax;
+    x3 -= t.ax;
+    x3 -= t.bx;
+    Field y3 = t.ax;
     y3 -= x3;
     y3 *= lambda;
-    y3 -= e.ay;
+    y3 -= t.ay;
     e.dst->x = x3;
     e.dst->y = y3;
   }

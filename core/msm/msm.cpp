@@ -20,7 +20,8 @@ namespace {
 constexpr std::size_t kDoubleAndAddMax = 4;
 
 TreeParams tree_params(const MsmConfig& cfg) {
-  return {std::max<std::size_t>(1, cfg.batch_size), std::max<std::size_t>(2, cfg.chunk_points)};
+  return {std::max<std::size_t>(1, cfg.batch_size), std::max<std::size_t>(2, cfg.chunk_points),
+          cfg.simd};
 }
 
 // Σ k_i·P_i by one shared double-and-add chain (Straus with 1-bit windows).

@@ -15,10 +15,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "core/curve/affine.hpp"
+#include "core/curve/g1.hpp"
 #include "core/msm/batch_affine.hpp"
+#include "core/msm/batch_affine_x8.hpp"
 #include "core/parallel/thread_pool.hpp"
 
 namespace prooflab::msm {
@@ -44,6 +47,7 @@ struct ArrayFetch {
 struct TreeParams {
   std::size_t batch = 1024;   // additions per batch inversion
   std::size_t chunk = 16384;  // points per unit of parallel work
+  bool simd = true;           // G1: the 8-lane IFMA adder where the CPU has it
 };
 
 namespace detail {
@@ -61,27 +65,27 @@ struct Piece {
 
 // Scratch of one worker: two buffers that tree levels alternate between (a level reads one
 // and writes the other, so pending additions never overwrite their operands), and the adder.
-template <class Curve>
+template <class Adder>
 struct TreeScratch {
-  std::vector<curve::Affine<Curve>> buf[2];
-  BatchAffineAdder<Curve> adder{1};
+  std::vector<typename Adder::Point> buf[2];
+  Adder adder{1};
 
   // The calling thread's scratch, kept for the thread's lifetime: every window of every MSM
   // reuses it instead of allocating (and page-faulting) a few hundred KiB again. Safe because
   // a worker never re-enters sum_segments while it holds its scratch.
   static TreeScratch& of_this_thread(std::size_t batch) {
     thread_local TreeScratch scratch;
-    if (scratch.adder.capacity() != batch) scratch.adder = BatchAffineAdder<Curve>(batch);
+    if (scratch.adder.capacity() != batch) scratch.adder = Adder(batch);
     return scratch;
   }
 };
 
 // Sums every piece of one unit of work.
-template <class Curve, class Fetch>
+template <class Adder, class Fetch>
 void sum_pieces_by_tree(const Fetch& fetch, const std::uint32_t* entries,
-                        std::span<const Piece<curve::Affine<Curve>>> pieces,
-                        TreeScratch<Curve>& scratch) {
-  using Point = curve::Affine<Curve>;
+                        std::span<const Piece<typename Adder::Point>> pieces,
+                        TreeScratch<Adder>& scratch) {
+  using Point = typename Adder::Point;
   struct Active {
     std::size_t pos, len;
     Point* out;
@@ -201,14 +205,22 @@ void sum_segments(const Fetch& fetch, std::span<const std::uint32_t> entries,
   range_begin.push_back(pieces.size());
 
   const std::size_t ranges = range_begin.size() - 1;
-  pool.parallel_for(ranges, 1, [&](std::size_t r0, std::size_t r1) {
+  const auto sum_ranges = [&]<class Adder>(std::size_t r0, std::size_t r1) {
     auto& scratch =
-        detail::TreeScratch<Curve>::of_this_thread(std::max<std::size_t>(1, params.batch));
+        detail::TreeScratch<Adder>::of_this_thread(std::max<std::size_t>(1, params.batch));
     for (std::size_t r = r0; r < r1; ++r) {
       const std::span<const Piece> rp(pieces.data() + range_begin[r],
                                       range_begin[r + 1] - range_begin[r]);
-      detail::sum_pieces_by_tree<Curve>(fetch, entries.data(), rp, scratch);
+      detail::sum_pieces_by_tree<Adder>(fetch, entries.data(), rp, scratch);
     }
+  };
+  bool x8 = false;
+  if constexpr (std::is_same_v<Curve, curve::G1Curve>) x8 = params.simd && BatchAffineAdderX8::available();
+  pool.parallel_for(ranges, 1, [&](std::size_t r0, std::size_t r1) {
+    if constexpr (std::is_same_v<Curve, curve::G1Curve>) {
+      if (x8) return sum_ranges.template operator()<BatchAffineAdderX8>(r0, r1);
+    }
+    sum_ranges.template operator()<BatchAffineAdder<Curve>>(r0, r1);
   });
 
   if (long_segments.empty()) return;

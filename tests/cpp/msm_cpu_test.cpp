@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/curve/g1.hpp"
 #include "core/curve/g2.hpp"
 #include "core/curve/scalar_mul.hpp"
+#include "core/msm/batch_affine.hpp"
+#include "core/msm/batch_affine_x8.hpp"
 #include "core/msm/glv.hpp"
 #include "core/msm/inverse.hpp"
 #include "core/msm/msm.hpp"
@@ -107,15 +110,22 @@ void expect_msm_matches(const std::vector<curve::Affine<Curve>>& bases,
   parallel::ThreadPool one(1), three(3);
   const std::vector<unsigned> windows =
       kSlow ? std::vector<unsigned>{0, 5} : std::vector<unsigned>{0, 1, 4, 7, 13};
-  for (bool glv : {true, false}) {
-    for (unsigned c : windows) {
-      for (parallel::ThreadPool* pool : {&one, &three}) {
-        MsmConfig cfg;
-        cfg.window_bits = c;
-        cfg.use_endomorphism = glv;
-        const auto got = msm::msm<Curve>(bases, scalars, *pool, cfg);
-        EXPECT_TRUE(got == expected) << what << ": n=" << bases.size() << " c=" << c
-                                     << " glv=" << glv << " threads=" << pool->size();
+  // G1 also runs the scalar adder where the 8-lane one is the default (simd is G1-only).
+  const std::vector<bool> simd_modes =
+      std::is_same_v<Curve, G1Curve> ? std::vector<bool>{true, false} : std::vector<bool>{true};
+  for (bool simd : simd_modes) {
+    for (bool glv : {true, false}) {
+      for (unsigned c : windows) {
+        for (parallel::ThreadPool* pool : {&one, &three}) {
+          MsmConfig cfg;
+          cfg.window_bits = c;
+          cfg.use_endomorphism = glv;
+          cfg.simd = simd;
+          const auto got = msm::msm<Curve>(bases, scalars, *pool, cfg);
+          EXPECT_TRUE(got == expected) << what << ": n=" << bases.size() << " c=" << c
+                                       << " glv=" << glv << " simd=" << simd
+                                       << " threads=" << pool->size();
+        }
       }
     }
   }
@@ -232,6 +242,55 @@ TEST(MsmInverse, VartimeMatchesFermat) {
   EXPECT_EQ(msm::inverse_vartime(-Fr::one()), (-Fr::one()).inverse());
 }
 
+// ---- the 8-lane IFMA batch adder against the scalar one and the Jacobian formulas ----
+
+TEST(MsmBatchAffineX8, MatchesScalarAdderOnEveryCase) {
+  if (!msm::BatchAffineAdderX8::available())
+    GTEST_SKIP() << "this CPU has no AVX-512 IFMA: the 8-lane adder is not used here";
+  auto rng = rng_for("x8 adder");
+  const auto pts = random_bases<G1Curve>(40, rng);
+  const G1Affine inf = G1Affine::infinity();
+  struct Add {
+    const G1Affine* a;
+    bool neg_a;
+    const G1Affine* b;
+    bool neg_b;
+  };
+  std::vector<Add> adds;
+  for (int i = 0; i < 300; ++i) {
+    const G1Affine* a = &pts[rng() % pts.size()];
+    const G1Affine* b = &pts[rng() % pts.size()];
+    switch (i % 10) {
+      case 0: b = a; break;         // doubling, or P + (−P) with the signs below
+      case 1: a = &inf; break;      // infinity operands
+      case 2: b = &inf; break;
+      case 3: a = b = &inf; break;
+      default: break;
+    }
+    adds.push_back({a, (rng() & 1) != 0, b, (rng() & 1) != 0});
+  }
+  for (std::size_t capacity : {1, 3, 8, 9, 64, 1000}) {
+    std::vector<G1Affine> want(adds.size()), got(adds.size());
+    msm::BatchAffineAdder<G1Curve> scalar(capacity);
+    msm::BatchAffineAdderX8 x8(capacity);
+    for (std::size_t i = 0; i < adds.size(); ++i) {
+      const Add& e = adds[i];
+      scalar.push(e.a, e.neg_a, e.b, e.neg_b, &want[i]);
+      x8.push(e.a, e.neg_a, e.b, e.neg_b, &got[i]);
+    }
+    scalar.flush();
+    x8.flush();
+    for (std::size_t i = 0; i < adds.size(); ++i) {
+      ASSERT_TRUE(got[i] == want[i]) << "addition " << i << ", capacity " << capacity;
+      const Add& e = adds[i];
+      const auto signed_point = [](const G1Affine* p, bool neg) { return neg ? -*p : *p; };
+      const auto sum = curve::G1Jacobian::from_affine(signed_point(e.a, e.neg_a))
+                           .add_mixed(signed_point(e.b, e.neg_b));
+      ASSERT_TRUE(curve::G1Jacobian::from_affine(got[i]) == sum) << "addition " << i;
+    }
+  }
+}
+
 // ---- MSM against the reference ----
 
 TEST(MsmG1, RandomInputsMatchNaive) {
@@ -274,12 +333,16 @@ TEST(MsmG1, TinyBatchesAndChunksSplitLongBuckets) {
   const std::pair<std::size_t, std::size_t> chunk_batch[] = {{2, 1}, {4, 3}, {33, 64}, {4, 64}};
   for (const auto& [chunk, batch] : chunk_batch) {
     for (parallel::ThreadPool* pool : {&one, &three}) {
-      MsmConfig cfg;
-      cfg.window_bits = 8;
-      cfg.chunk_points = chunk;
-      cfg.batch_size = batch;
-      EXPECT_TRUE(msm::msm<G1Curve>(bases, scalars, *pool, cfg) == expected)
-          << "chunk=" << chunk << " batch=" << batch << " threads=" << pool->size();
+      for (bool simd : {true, false}) {
+        MsmConfig cfg;
+        cfg.window_bits = 8;
+        cfg.chunk_points = chunk;
+        cfg.batch_size = batch;
+        cfg.simd = simd;
+        EXPECT_TRUE(msm::msm<G1Curve>(bases, scalars, *pool, cfg) == expected)
+            << "chunk=" << chunk << " batch=" << batch << " threads=" << pool->size()
+            << " simd=" << simd;
+      }
     }
   }
 }
