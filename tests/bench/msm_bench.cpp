@@ -3,7 +3,10 @@
 // this process, so the ratio compares like with like on a noisy shared machine (blst's
 // Pippenger is ~16 on G1 at 2^16, shared/REFERENCE.md: 655 ms / 610 ns / 2^16).
 //
-//   BM_msm_g1/<log2 n>            one thread (a pool of 1)
+//   BM_msm_g1/<log2 n>            one thread (a pool of 1); 8-lane IFMA adder where the CPU
+//                                 has it (counter ifma = 1)
+//   BM_msm_g1_scalar/<log2 n>     one thread, the scalar adder (MsmConfig::simd off): the
+//                                 same-run reference for what the IFMA adder gains
 //   BM_msm_g1_mt/<log2 n>         a pool of every hardware thread
 //   BM_msm_g1_window/<log2 n>/<c> one thread, forced window width (cost-model calibration)
 //   BM_msm_g1_noglv/<log2 n>      one thread, without the GLV split
@@ -20,12 +23,14 @@
 #include <memory>
 #include <random>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <time.h>
 
 #include "core/curve/g1.hpp"
 #include "core/curve/g2.hpp"
+#include "core/msm/batch_affine_x8.hpp"
 #include "core/msm/msm.hpp"
 #include "core/parallel/thread_pool.hpp"
 
@@ -144,10 +149,17 @@ void run_msm(benchmark::State& state, unsigned threads, const msm::MsmConfig& cf
     benchmark::DoNotOptimize(r);
   });
   state.counters["threads"] = pool.size();
+  if constexpr (std::is_same_v<Curve, G1Curve>)
+    state.counters["ifma"] = cfg.simd && msm::BatchAffineAdderX8::available();
 }
 
 void BM_msm_g1(benchmark::State& state) { run_msm<G1Curve>(state, 1, {}); }
 void BM_msm_g1_mt(benchmark::State& state) { run_msm<G1Curve>(state, 0, {}); }
+void BM_msm_g1_scalar(benchmark::State& state) {
+  msm::MsmConfig cfg;
+  cfg.simd = false;
+  run_msm<G1Curve>(state, 1, cfg);
+}
 void BM_msm_g1_noglv(benchmark::State& state) {
   msm::MsmConfig cfg;
   cfg.use_endomorphism = false;
@@ -181,6 +193,11 @@ void BM_batch_add_g1(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_msm_g1)
+    ->DenseRange(10, 18, 2)
+    ->Arg(20)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime();
+BENCHMARK(BM_msm_g1_scalar)
     ->DenseRange(10, 18, 2)
     ->Arg(20)
     ->Unit(benchmark::kMillisecond)
