@@ -235,6 +235,25 @@ PROOFLAB_IFMA_INLINE FpX8 fpx8_sub(const FpX8& a, const FpX8& b, const x8::Limbs
   return r;
 }
 
+// p − a in the lanes of `lanes`, a in the others; a ≤ p.
+PROOFLAB_IFMA_INLINE FpX8 fpx8_negate_where(__mmask8 lanes, const FpX8& a) {
+  FpX8 n;
+  for (std::size_t k = 0; k < x8::kLimbs; ++k)
+    n.limb[k] = _mm512_sub_epi64(x8::splat(x8::kP[k]), a.limb[k]);
+  x8::carry_signed(n);
+  for (std::size_t k = 0; k < x8::kLimbs; ++k)
+    n.limb[k] = _mm512_mask_blend_epi64(lanes, a.limb[k], n.limb[k]);
+  return n;
+}
+
+// b in the lanes of `lanes`, a in the others.
+PROOFLAB_IFMA_INLINE FpX8 fpx8_select(__mmask8 lanes, const FpX8& a, const FpX8& b) {
+  FpX8 r;
+  for (std::size_t k = 0; k < x8::kLimbs; ++k)
+    r.limb[k] = _mm512_mask_blend_epi64(lanes, a.limb[k], b.limb[k]);
+  return r;
+}
+
 // [0, 4p) to [0, p).
 PROOFLAB_IFMA_INLINE FpX8 fpx8_canonical(const FpX8& a) {
   return x8::subtract_if_not_below(x8::subtract_if_not_below(a, x8::k2P), x8::kP);

@@ -17,42 +17,39 @@
 
 namespace prooflab::msm {
 
-// What an affine addition needs besides den once 1/den is known: λ = num/den,
-// x3 = λ² − ax − bx, y3 = λ(ax − x3) − ay.
-template <class Field>
-struct AffineAddTerms {
-  Field ax, ay, bx, num;  // ay signed; num = y_b − y_a (den = x_b − x_a), or 3x² (den = 2y)
+// How a batch adder computes ±a + ±b.
+enum class AffineAddCase {
+  kDone,      // already written to *dst: an operand at infinity, or P + (−P)
+  kDoubling,  // equal points: λ = 3x²/2y (doubling_terms)
+  kGeneral,   // distinct x: λ = (y_b − y_a)/(x_b − x_a)
 };
 
-// The terms and den of ±a + ±b, or false when the sum needs no inversion and was written to
-// *dst (an operand at infinity, P + (−P)). Shared by every batch adder.
-template <class Point, class Field>
-PROOFLAB_INLINE bool affine_add_terms(const Point* a, bool neg_a, const Point* b, bool neg_b,
-                                      Point* dst, AffineAddTerms<Field>& t, Field& den) {
+// Shared by every batch adder: sorts out the sums that need no inversion (and writes them).
+template <class Point>
+PROOFLAB_INLINE AffineAddCase classify_affine_add(const Point* a, bool neg_a, const Point* b,
+                                                  bool neg_b, Point* dst) {
   if (a->is_infinity() || b->is_infinity()) [[unlikely]] {
     *dst = a->is_infinity() ? (neg_b ? -*b : *b) : (neg_a ? -*a : *a);
-    return false;
+    return AffineAddCase::kDone;
   }
-  den = b->x;
-  den -= a->x;
-  t.ay = neg_a ? -a->y : a->y;
-  const Field yb = neg_b ? -b->y : b->y;
-  if (den.is_zero()) [[unlikely]] {
-    if (!(t.ay == yb) || yb.is_zero()) {  // P + (−P); a 2-torsion P doubles to O
-      *dst = Point::infinity();
-      return false;
-    }
-    const Field xx = a->x.square();  // doubling: λ = 3x² / 2y
-    t.num = xx.dbl();
-    t.num += xx;
-    den = yb.dbl();
-  } else {
-    t.num = yb;
-    t.num -= t.ay;
+  if (!(a->x == b->x)) [[likely]]
+    return AffineAddCase::kGeneral;
+  // b = ±a: the signed points are equal iff their signed y are.
+  const auto ya = neg_a ? -a->y : a->y, yb = neg_b ? -b->y : b->y;
+  if (!(ya == yb) || yb.is_zero()) {  // P + (−P); a 2-torsion P doubles to O
+    *dst = Point::infinity();
+    return AffineAddCase::kDone;
   }
-  t.ax = a->x;
-  t.bx = b->x;
-  return true;
+  return AffineAddCase::kDoubling;
+}
+
+// λ = num/den of the doubling of ±a: num = 3x², den = 2y (y signed).
+template <class Point, class Field>
+void doubling_terms(const Point* a, bool neg_a, Field& num, Field& den) {
+  const Field xx = a->x.square();
+  num = xx.dbl();
+  num += xx;
+  den = (neg_a ? -a->y : a->y).dbl();
 }
 
 template <class Curve>
@@ -70,8 +67,21 @@ class BatchAffineAdder {
   // at the next flush(), which may happen inside this call. The operands are read here;
   // dst must stay valid and unread until the flush.
   void push(const Point* a, bool neg_a, const Point* b, bool neg_b, Point* dst) {
+    const AffineAddCase c = classify_affine_add(a, neg_a, b, neg_b, dst);
+    if (c == AffineAddCase::kDone) return;
     Pending& e = pending_[size_];
-    if (!affine_add_terms(a, neg_a, b, neg_b, dst, e.terms, den_[size_])) return;
+    Field& den = den_[size_];
+    e.ay = neg_a ? -a->y : a->y;
+    if (c == AffineAddCase::kDoubling) [[unlikely]] {
+      doubling_terms(a, neg_a, e.num, den);
+    } else {
+      den = b->x;
+      den -= a->x;
+      e.num = neg_b ? -b->y : b->y;
+      e.num -= e.ay;
+    }
+    e.ax = a->x;
+    e.bx = b->x;
     e.dst = dst;
     if (++size_ == pending_.size()) flush();
   }
@@ -100,21 +110,20 @@ class BatchAffineAdder {
 
  private:
   struct Pending {
-    AffineAddTerms<Field> terms;
+    Field ax, ay, bx, num;  // ay signed; num = y_b − y_a, or 3x² when doubling
     Point* dst;
   };
 
   static void finish(const Pending& e, const Field& den_inv) {
-    const AffineAddTerms<Field>& t = e.terms;
-    Field lambda = t.num;
+    Field lambda = e.num;
     lambda *= den_inv;
     Field x3 = lambda.square();
-    x3 -= t.ax;
-    x3 -= t.bx;
-    Field y3 = t.ax;
+    x3 -= e.ax;
+    x3 -= e.bx;
+    Field y3 = e.ax;
     y3 -= x3;
     y3 *= lambda;
-    y3 -= t.ay;
+    y3 -= e.ay;
     e.dst->x = x3;
     e.dst->y = y3;
   }
