@@ -83,8 +83,14 @@ static_assert(limbs52(FpParams::kModulus, 8)[kLimbs - 1] < (std::uint64_t{1} << 
 
 #if defined(__x86_64__)
 
+// Eight Fp values, lane j of every limb register being value j.
 struct FpX8 {
   __m512i limb[x8::kLimbs];
+
+  // Word k of lane j at words[8k + j] (six 64-byte rows, 64-byte aligned): Fp's limbs.
+  PROOFLAB_IFMA_INLINE static FpX8 load(const std::uint64_t* words);
+  // The same Fp in every lane.
+  PROOFLAB_IFMA_INLINE static FpX8 splat(const Fp& a);
 };
 
 namespace x8 {
@@ -126,7 +132,7 @@ PROOFLAB_IFMA_INLINE void carry_signed(FpX8& a) {
   }
 }
 
-// a − m when that is ≥ 0, else a, lane by lane; a normalised and below 2^383.
+// a − m when that is ≥ 0, else a, lane by lane; a normalised.
 PROOFLAB_IFMA_INLINE FpX8 subtract_if_not_below(const FpX8& a, const Limbs52& m) {
   FpX8 d;
   for (std::size_t k = 0; k < kLimbs; ++k) d.limb[k] = _mm512_sub_epi64(a.limb[k], splat(m[k]));
@@ -139,8 +145,7 @@ PROOFLAB_IFMA_INLINE FpX8 subtract_if_not_below(const FpX8& a, const Limbs52& m)
 
 }  // namespace x8
 
-// Word k of lane j at words[8k + j] (six 64-byte rows, 64-byte aligned): canonical Fp limbs.
-PROOFLAB_IFMA_INLINE FpX8 fpx8_load(const std::uint64_t* words) {
+PROOFLAB_IFMA_INLINE FpX8 FpX8::load(const std::uint64_t* words) {
   const __m512i mask = x8::splat(x8::kMask52);
   __m512i w[6];
   for (std::size_t k = 0; k < 6; ++k) w[k] = _mm512_load_si512(words + 8 * k);
@@ -157,8 +162,8 @@ PROOFLAB_IFMA_INLINE FpX8 fpx8_load(const std::uint64_t* words) {
   return r;
 }
 
-// The inverse of fpx8_load for normalised values below 2^384.
-PROOFLAB_IFMA_INLINE void fpx8_store(const FpX8& a, std::uint64_t* words) {
+// The inverse of FpX8::load for normalised values below 2^384.
+PROOFLAB_IFMA_INLINE void x8_store(const FpX8& a, std::uint64_t* words) {
   for (std::size_t k = 0; k < 6; ++k) {  // word k = bits 64k .. 64k + 63
     __m512i w = _mm512_setzero_si512();
     for (std::size_t i = 0; i < x8::kLimbs; ++i) {
@@ -171,8 +176,7 @@ PROOFLAB_IFMA_INLINE void fpx8_store(const FpX8& a, std::uint64_t* words) {
   }
 }
 
-// The same Fp in every lane.
-PROOFLAB_IFMA_INLINE FpX8 fpx8_splat(const Fp& a) {
+PROOFLAB_IFMA_INLINE FpX8 FpX8::splat(const Fp& a) {
   const x8::Limbs52 l = x8::limbs52(a.mont);
   FpX8 r;
   for (std::size_t k = 0; k < x8::kLimbs; ++k) r.limb[k] = x8::splat(l[k]);
@@ -186,7 +190,7 @@ PROOFLAB_IFMA_INLINE FpX8 fpx8_splat(const Fp& a) {
 // once the rows are unrolled, so the columns live in registers: written as a sliding
 // window (t[j] = t[j + 1]) clang kept it in memory and the multiplication took twice as
 // long (78–84 against 41 ns for eight lanes on the dev VM).
-PROOFLAB_IFMA_INLINE FpX8 fpx8_mul(const FpX8& a, const FpX8& b) {
+PROOFLAB_IFMA_INLINE FpX8 x8_mul(const FpX8& a, const FpX8& b) {
   using namespace x8;
   const __m512i zero = _mm512_setzero_si512();
   const __m512i mask = splat(kMask52);
@@ -218,8 +222,11 @@ PROOFLAB_IFMA_INLINE FpX8 fpx8_mul(const FpX8& a, const FpX8& b) {
   return r;  // the bound keeps column 15 below 2^20 after the shift: nothing is lost
 }
 
-// a + b (no reduction: the bound is the sum of the operands' bounds, below 2^383).
-PROOFLAB_IFMA_INLINE FpX8 fpx8_add(const FpX8& a, const FpX8& b) {
+// a², as x8_mul(a, a) (a < 2p); the name lets generic code square Fp2X8 its own way.
+PROOFLAB_IFMA_INLINE FpX8 x8_sqr(const FpX8& a) { return x8_mul(a, a); }
+
+// a + b (no reduction: the bound is the sum of the operands' bounds).
+PROOFLAB_IFMA_INLINE FpX8 x8_add(const FpX8& a, const FpX8& b) {
   FpX8 r;
   for (std::size_t k = 0; k < x8::kLimbs; ++k) r.limb[k] = _mm512_add_epi64(a.limb[k], b.limb[k]);
   x8::carry_signed(r);
@@ -227,7 +234,7 @@ PROOFLAB_IFMA_INLINE FpX8 fpx8_add(const FpX8& a, const FpX8& b) {
 }
 
 // a + m − b for b ≤ m (m = p or 2p, given as its limbs): in (0, bound(a) + m).
-PROOFLAB_IFMA_INLINE FpX8 fpx8_sub(const FpX8& a, const FpX8& b, const x8::Limbs52& m) {
+PROOFLAB_IFMA_INLINE FpX8 x8_sub(const FpX8& a, const FpX8& b, const x8::Limbs52& m) {
   FpX8 r;
   for (std::size_t k = 0; k < x8::kLimbs; ++k)
     r.limb[k] = _mm512_sub_epi64(_mm512_add_epi64(a.limb[k], x8::splat(m[k])), b.limb[k]);
@@ -236,7 +243,7 @@ PROOFLAB_IFMA_INLINE FpX8 fpx8_sub(const FpX8& a, const FpX8& b, const x8::Limbs
 }
 
 // p − a in the lanes of `lanes`, a in the others; a ≤ p.
-PROOFLAB_IFMA_INLINE FpX8 fpx8_negate_where(__mmask8 lanes, const FpX8& a) {
+PROOFLAB_IFMA_INLINE FpX8 x8_negate_where(__mmask8 lanes, const FpX8& a) {
   FpX8 n;
   for (std::size_t k = 0; k < x8::kLimbs; ++k)
     n.limb[k] = _mm512_sub_epi64(x8::splat(x8::kP[k]), a.limb[k]);
@@ -247,7 +254,7 @@ PROOFLAB_IFMA_INLINE FpX8 fpx8_negate_where(__mmask8 lanes, const FpX8& a) {
 }
 
 // b in the lanes of `lanes`, a in the others.
-PROOFLAB_IFMA_INLINE FpX8 fpx8_select(__mmask8 lanes, const FpX8& a, const FpX8& b) {
+PROOFLAB_IFMA_INLINE FpX8 x8_select(__mmask8 lanes, const FpX8& a, const FpX8& b) {
   FpX8 r;
   for (std::size_t k = 0; k < x8::kLimbs; ++k)
     r.limb[k] = _mm512_mask_blend_epi64(lanes, a.limb[k], b.limb[k]);
@@ -255,7 +262,7 @@ PROOFLAB_IFMA_INLINE FpX8 fpx8_select(__mmask8 lanes, const FpX8& a, const FpX8&
 }
 
 // [0, 4p) to [0, p).
-PROOFLAB_IFMA_INLINE FpX8 fpx8_canonical(const FpX8& a) {
+PROOFLAB_IFMA_INLINE FpX8 x8_canonical(const FpX8& a) {
   return x8::subtract_if_not_below(x8::subtract_if_not_below(a, x8::k2P), x8::kP);
 }
 

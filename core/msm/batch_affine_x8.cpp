@@ -1,72 +1,87 @@
-// BatchAffineAdderX8::flush, the only code compiled for AVX-512 IFMA (by attribute: the
-// rest of this file, and the program, runs on any x86-64).
+// BatchAffineAdderX8::flush for G1 and G2, the only code compiled for AVX-512 IFMA (by
+// attribute: the rest of this file, and the program, runs on any x86-64).
 #include "core/msm/batch_affine_x8.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/curve/g1.hpp"
+#include "core/curve/g2.hpp"
+#include "core/field/fp2_x8.hpp"
 #include "core/msm/inverse.hpp"
 
 namespace prooflab::msm {
-
-BatchAffineAdderX8::BatchAffineAdderX8(std::size_t capacity)
-    : capacity_(capacity),
-      groups_((capacity + kLanes - 1) / kLanes),
-      prefix_(groups_.size()),
-      den_(groups_.size()),
-      dst_(capacity) {
-  assert(capacity > 0);
-}
 
 #if defined(__x86_64__)
 
 namespace {
 
-using field::FpX8;
+// The eight-lane type of a curve's coordinate field.
+template <class Field>
+struct Lanes;
+template <>
+struct Lanes<field::Fp> {
+  using type = field::FpX8;
+};
+template <>
+struct Lanes<field::Fp2> {
+  using type = field::Fp2X8;
+};
 
-PROOFLAB_IFMA_INLINE void keep(const FpX8& v, std::uint64_t (&out)[8][8]) {
-  for (std::size_t k = 0; k < 8; ++k) _mm512_store_si512(out[k], v.limb[k]);
+// A vector value's registers to and from memory (LaneLimbs), as raw 64-byte blocks.
+template <class Vec, class Storage>
+PROOFLAB_IFMA_INLINE void keep(const Vec& v, Storage& out) {
+  static_assert(sizeof(Vec) == sizeof(out.limb));
+  const auto* r = reinterpret_cast<const __m512i*>(&v);
+  for (std::size_t k = 0; k < sizeof(Vec) / 64; ++k) _mm512_store_si512(out.limb[k], r[k]);
 }
-PROOFLAB_IFMA_INLINE FpX8 kept(const std::uint64_t (&in)[8][8]) {
-  FpX8 v;
-  for (std::size_t k = 0; k < 8; ++k) v.limb[k] = _mm512_load_si512(in[k]);
+template <class Vec, class Storage>
+PROOFLAB_IFMA_INLINE Vec kept(const Storage& in) {
+  Vec v;
+  auto* r = reinterpret_cast<__m512i*>(&v);
+  for (std::size_t k = 0; k < sizeof(Vec) / 64; ++k) r[k] = _mm512_load_si512(in.limb[k]);
   return v;
 }
 
 }  // namespace
 
-PROOFLAB_IFMA_TARGET void BatchAffineAdderX8::flush() {
+template <class Curve>
+PROOFLAB_IFMA_TARGET void BatchAffineAdderX8<Curve>::flush() {
+  using Vec = typename Lanes<Field>::type;
+  using field::x8::k2P;
+  using field::x8::kP;
   if (size_ == 0) return;
   const std::size_t groups = (size_ + kLanes - 1) / kLanes;
   // Lanes past the last addition divide 0 by 1; their results are dropped.
   for (std::size_t lane = size_ % kLanes; lane != 0 && lane < kLanes; ++lane) {
     Group& g = groups_[groups - 1];
-    for (std::size_t k = 0; k < 6; ++k) {
-      g.ax[k][lane] = g.ay[k][lane] = g.by[k][lane] = 0;
-      g.bx[k][lane] = Field::one().mont[k];
-    }
+    scatter(Field{}, g.ax, lane);
+    scatter(Field{}, g.ay, lane);
+    scatter(Field{}, g.by, lane);
+    scatter(Field::one(), g.bx, lane);
   }
 
   // Forward: den = x_b − x_a (or 2y) of every group, and prefix_[g] = the product of the
   // dens of groups < g, per lane.
-  FpX8 acc = field::fpx8_splat(Field::one());
+  Vec acc = Vec::splat(Field::one());
   for (std::size_t g = 0; g < groups; ++g) {
     const Group& e = groups_[g];
-    FpX8 den = field::fpx8_sub(field::fpx8_load(&e.bx[0][0]), field::fpx8_load(&e.ax[0][0]),
-                               field::x8::kP);  // (0, 2p)
+    Vec den = x8_sub(Vec::load(&e.bx[0][0]), Vec::load(&e.ax[0][0]), kP);  // (0, 2p)
     if (e.doubling) [[unlikely]]
-      den = field::fpx8_select(e.doubling, den, field::fpx8_load(&e.doubling_den[0][0]));
-    keep(den, den_[g].limb);
-    keep(acc, prefix_[g].limb);
-    acc = field::fpx8_mul(acc, den);
+      den = x8_select(e.doubling, den, Vec::load(&e.doubling_den[0][0]));
+    keep(den, den_[g]);
+    keep(acc, prefix_[g]);
+    acc = x8_mul(acc, den);
   }
 
   // The eight lane products, inverted together (Montgomery's trick again, in scalar code).
-  alignas(64) std::uint64_t words[6 * kLanes];
-  field::fpx8_store(field::fpx8_canonical(acc), words);
+  alignas(64) std::uint64_t words[kWords * kLanes];
+  x8_store(x8_canonical(acc), words);
   Field lane_product[kLanes], running[kLanes];
   for (std::size_t j = 0; j < kLanes; ++j) {
-    for (std::size_t k = 0; k < 6; ++k) lane_product[j].mont[k] = words[kLanes * k + j];
+    std::array<std::uint64_t, kWords> w;
+    for (std::size_t k = 0; k < kWords; ++k) w[k] = words[kLanes * k + j];
+    lane_product[j] = std::bit_cast<Field>(w);
     running[j] = lane_product[j];
     if (j > 0) running[j] *= running[j - 1];
   }
@@ -77,39 +92,42 @@ PROOFLAB_IFMA_TARGET void BatchAffineAdderX8::flush() {
       lane_inv *= running[j - 1];
       inv *= lane_product[j];
     }
-    for (std::size_t k = 0; k < 6; ++k) words[kLanes * k + j] = lane_inv.mont[k];
+    const auto w = std::bit_cast<std::array<std::uint64_t, kWords>>(lane_inv);
+    for (std::size_t k = 0; k < kWords; ++k) words[kLanes * k + j] = w[k];
   }
-  FpX8 inv8 = field::fpx8_load(words);
+  Vec inv8 = Vec::load(words);
 
   // Backward: 1/den of group g from the inverse of its prefix, then the sums.
   for (std::size_t g = groups; g-- > 0;) {
     const Group& e = groups_[g];
-    const FpX8 den_inv = field::fpx8_mul(inv8, kept(prefix_[g].limb));
-    inv8 = field::fpx8_mul(inv8, kept(den_[g].limb));
+    const Vec den_inv = x8_mul(inv8, kept<Vec>(prefix_[g]));
+    inv8 = x8_mul(inv8, kept<Vec>(den_[g]));
 
-    const FpX8 ax = field::fpx8_load(&e.ax[0][0]);
-    const FpX8 ay = field::fpx8_negate_where(e.neg_a, field::fpx8_load(&e.ay[0][0]));  // ≤ p
-    const FpX8 by = field::fpx8_negate_where(e.neg_b, field::fpx8_load(&e.by[0][0]));
-    FpX8 num = field::fpx8_sub(by, ay, field::x8::kP);  // (0, 2p]
+    const Vec ax = Vec::load(&e.ax[0][0]);
+    const Vec ay = x8_negate_where(e.neg_a, Vec::load(&e.ay[0][0]));  // ≤ p
+    const Vec by = x8_negate_where(e.neg_b, Vec::load(&e.by[0][0]));
+    Vec num = x8_sub(by, ay, kP);  // (0, 2p]
     if (e.doubling) [[unlikely]]
-      num = field::fpx8_select(e.doubling, num, field::fpx8_load(&e.doubling_num[0][0]));
-    const FpX8 lambda = field::fpx8_mul(num, den_inv);
-    const FpX8 sum_x = field::fpx8_add(ax, field::fpx8_load(&e.bx[0][0]));
-    const FpX8 x3 = field::fpx8_canonical(
-        field::fpx8_sub(field::fpx8_mul(lambda, lambda), sum_x, field::x8::k2P));
-    const FpX8 y = field::fpx8_mul(field::fpx8_sub(ax, x3, field::x8::kP), lambda);
-    const FpX8 y3 = field::fpx8_canonical(field::fpx8_sub(y, ay, field::x8::kP));
+      num = x8_select(e.doubling, num, Vec::load(&e.doubling_num[0][0]));
+    const Vec lambda = x8_mul(num, den_inv);
+    const Vec sum_x = x8_add(ax, Vec::load(&e.bx[0][0]));
+    const Vec x3 = x8_canonical(x8_sub(x8_sqr(lambda), sum_x, k2P));
+    const Vec y = x8_mul(x8_sub(ax, x3, kP), lambda);
+    const Vec y3 = x8_canonical(x8_sub(y, ay, kP));
 
-    alignas(64) std::uint64_t xw[6 * kLanes], yw[6 * kLanes];
-    field::fpx8_store(x3, xw);
-    field::fpx8_store(y3, yw);
+    alignas(64) std::uint64_t xw[kWords * kLanes], yw[kWords * kLanes];
+    x8_store(x3, xw);
+    x8_store(y3, yw);
     const std::size_t lanes = std::min(kLanes, size_ - kLanes * g);
     for (std::size_t j = 0; j < lanes; ++j) {
-      Point* d = dst_[kLanes * g + j];
-      for (std::size_t k = 0; k < 6; ++k) {
-        d->x.mont[k] = xw[kLanes * k + j];
-        d->y.mont[k] = yw[kLanes * k + j];
+      std::array<std::uint64_t, kWords> x, y_words;
+      for (std::size_t k = 0; k < kWords; ++k) {
+        x[k] = xw[kLanes * k + j];
+        y_words[k] = yw[kLanes * k + j];
       }
+      Point* d = dst_[kLanes * g + j];
+      d->x = std::bit_cast<Field>(x);
+      d->y = std::bit_cast<Field>(y_words);
     }
   }
   size_ = 0;
@@ -117,8 +135,14 @@ PROOFLAB_IFMA_TARGET void BatchAffineAdderX8::flush() {
 
 #else
 
-void BatchAffineAdderX8::flush() { std::abort(); }  // unreachable: available() is false
+template <class Curve>
+void BatchAffineAdderX8<Curve>::flush() {
+  std::abort();  // unreachable: available() is false
+}
 
 #endif
+
+template class BatchAffineAdderX8<curve::G1Curve>;
+template class BatchAffineAdderX8<curve::G2Curve>;
 
 }  // namespace prooflab::msm

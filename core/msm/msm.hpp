@@ -37,8 +37,8 @@ struct MsmConfig {
   std::size_t batch_size = 1024;
   // Points per unit of parallel work in the bucket trees.
   std::size_t chunk_points = 16384;
-  // G1: run the bucket trees' batch-affine additions eight at a time with AVX-512 IFMA
-  // where the CPU has it (batch_affine_x8.hpp); off, or on other CPUs, the scalar adder.
+  // Run the bucket trees' batch-affine additions eight at a time with AVX-512 IFMA where
+  // the CPU has it (batch_affine_x8.hpp); off, or on other CPUs, the scalar adder.
   bool simd = true;
 };
 

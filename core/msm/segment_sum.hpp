@@ -15,11 +15,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <type_traits>
 #include <vector>
 
 #include "core/curve/affine.hpp"
-#include "core/curve/g1.hpp"
 #include "core/msm/batch_affine.hpp"
 #include "core/msm/batch_affine_x8.hpp"
 #include "core/parallel/thread_pool.hpp"
@@ -47,7 +45,7 @@ struct ArrayFetch {
 struct TreeParams {
   std::size_t batch = 1024;   // additions per batch inversion
   std::size_t chunk = 16384;  // points per unit of parallel work
-  bool simd = true;           // G1: the 8-lane IFMA adder where the CPU has it
+  bool simd = true;           // the 8-lane IFMA adder where the CPU has it
 };
 
 namespace detail {
@@ -214,13 +212,12 @@ void sum_segments(const Fetch& fetch, std::span<const std::uint32_t> entries,
       detail::sum_pieces_by_tree<Adder>(fetch, entries.data(), rp, scratch);
     }
   };
-  bool x8 = false;
-  if constexpr (std::is_same_v<Curve, curve::G1Curve>) x8 = params.simd && BatchAffineAdderX8::available();
+  const bool x8 = params.simd && BatchAffineAdderX8<Curve>::available();
   pool.parallel_for(ranges, 1, [&](std::size_t r0, std::size_t r1) {
-    if constexpr (std::is_same_v<Curve, curve::G1Curve>) {
-      if (x8) return sum_ranges.template operator()<BatchAffineAdderX8>(r0, r1);
-    }
-    sum_ranges.template operator()<BatchAffineAdder<Curve>>(r0, r1);
+    if (x8)
+      sum_ranges.template operator()<BatchAffineAdderX8<Curve>>(r0, r1);
+    else
+      sum_ranges.template operator()<BatchAffineAdder<Curve>>(r0, r1);
   });
 
   if (long_segments.empty()) return;

@@ -4,13 +4,13 @@
 // Pippenger is ~16 on G1 at 2^16, shared/REFERENCE.md: 655 ms / 610 ns / 2^16).
 //
 //   BM_msm_g1/<log2 n>            one thread (a pool of 1); 8-lane IFMA adder where the CPU
-//                                 has it (counter ifma = 1)
+//                                 has it (counter ifma = 1; so for every MSM row)
 //   BM_msm_g1_scalar/<log2 n>     one thread, the scalar adder (MsmConfig::simd off): the
 //                                 same-run reference for what the IFMA adder gains
 //   BM_msm_g1_mt/<log2 n>         a pool of every hardware thread
 //   BM_msm_g1_window/<log2 n>/<c> one thread, forced window width (cost-model calibration)
 //   BM_msm_g1_noglv/<log2 n>      one thread, without the GLV split
-//   BM_msm_g2/<log2 n>, BM_msm_g2_mt/<log2 n>
+//   BM_msm_g2/<log2 n>, BM_msm_g2_scalar/<log2 n>, BM_msm_g2_mt/<log2 n>
 //   BM_batch_add_g1/<log2 n>      one thread, half the bits set; per selected point
 //
 // Times are manual: one-thread benchmarks (and their t_add) use the thread's CPU time, so a
@@ -149,8 +149,7 @@ void run_msm(benchmark::State& state, unsigned threads, const msm::MsmConfig& cf
     benchmark::DoNotOptimize(r);
   });
   state.counters["threads"] = pool.size();
-  if constexpr (std::is_same_v<Curve, G1Curve>)
-    state.counters["ifma"] = cfg.simd && msm::BatchAffineAdderX8::available();
+  state.counters["ifma"] = cfg.simd && msm::BatchAffineAdderX8<Curve>::available();
 }
 
 void BM_msm_g1(benchmark::State& state) { run_msm<G1Curve>(state, 1, {}); }
@@ -171,6 +170,11 @@ void BM_msm_g1_window(benchmark::State& state) {
   run_msm<G1Curve>(state, 1, cfg);
 }
 void BM_msm_g2(benchmark::State& state) { run_msm<G2Curve>(state, 1, {}); }
+void BM_msm_g2_scalar(benchmark::State& state) {
+  msm::MsmConfig cfg;
+  cfg.simd = false;
+  run_msm<G2Curve>(state, 1, cfg);
+}
 void BM_msm_g2_mt(benchmark::State& state) { run_msm<G2Curve>(state, 0, {}); }
 
 void BM_batch_add_g1(benchmark::State& state) {
@@ -209,5 +213,6 @@ BENCHMARK(BM_msm_g1_window)
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime();
 BENCHMARK(BM_msm_g2)->DenseRange(10, 16, 2)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_msm_g2_scalar)->DenseRange(10, 16, 2)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_msm_g2_mt)->DenseRange(10, 18, 2)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_batch_add_g1)->DenseRange(12, 20, 4)->Unit(benchmark::kMillisecond)->UseManualTime();

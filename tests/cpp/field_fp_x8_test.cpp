@@ -1,6 +1,7 @@
-// FpX8 (core/field/fp_x8.hpp), the 8-lane AVX-512 IFMA Fp arithmetic, against Fp on random
-// and edge-case inputs, including the non-canonical representatives of the lazy domain
-// (a + k·p) that its bounds allow. Skipped, with a message, on CPUs without IFMA.
+// FpX8 and Fp2X8 (core/field/fp_x8.hpp, fp2_x8.hpp), the 8-lane AVX-512 IFMA arithmetic,
+// against Fp and Fp2 on random and edge-case inputs, including the non-canonical
+// representatives of the lazy domain (a + k·p) that the bounds allow. Skipped, with a
+// message, on CPUs without IFMA.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include "core/field/fp.hpp"
+#include "core/field/fp2.hpp"
+#include "core/field/fp2_x8.hpp"
 #include "core/field/fp_x8.hpp"
 
 namespace {
@@ -56,16 +59,16 @@ enum class Op { kMul, kAddThenSub2P, kSubP, kCanonical, kRoundTrip };
 
 // out = op(a, b) lane by lane, computed with FpX8.
 PROOFLAB_IFMA_TARGET void apply(Op op, const Lanes& a, const Lanes& b, Lanes& out) {
-  const FpX8 x = fpx8_load(a.words), y = fpx8_load(b.words);
+  const FpX8 x = FpX8::load(a.words), y = FpX8::load(b.words);
   FpX8 r;
   switch (op) {
-    case Op::kMul: r = fpx8_mul(x, y); break;
-    case Op::kAddThenSub2P: r = fpx8_sub(fpx8_add(x, y), y, x8::k2P); break;
-    case Op::kSubP: r = fpx8_sub(x, y, x8::kP); break;
-    case Op::kCanonical: r = fpx8_canonical(x); break;
+    case Op::kMul: r = x8_mul(x, y); break;
+    case Op::kAddThenSub2P: r = x8_sub(x8_add(x, y), y, x8::k2P); break;
+    case Op::kSubP: r = x8_sub(x, y, x8::kP); break;
+    case Op::kCanonical: r = x8_canonical(x); break;
     case Op::kRoundTrip: r = x; break;
   }
-  fpx8_store(r, out.words);
+  x8_store(r, out.words);
 }
 
 // Random values with the edge cases 0, 1, p − 1 mixed in.
@@ -158,6 +161,60 @@ TEST(FpX8, AddSubAndCanonicalMatchFp) {
         EXPECT_EQ(reduce(sub_p.get(j)), xs[i + j] - ys[i + j]) << i + j;
         EXPECT_EQ(reduce(add_sub.get(j)), xs[i + j]) << i + j;
         EXPECT_EQ(canon.get(j), Words(xs[i + j].mont)) << "canonical, lane " << j;
+      }
+    }
+  }
+}
+
+// ---- Fp2X8 ----
+
+struct Lanes2 {
+  alignas(64) std::uint64_t words[12 * 8];
+  void set(std::size_t lane, const Words& c0, const Words& c1) {
+    for (std::size_t k = 0; k < 6; ++k) {
+      words[8 * k + lane] = c0[k];
+      words[8 * (6 + k) + lane] = c1[k];
+    }
+  }
+  Fp2 get_reduced(std::size_t lane, bool* below_2p) const {
+    Words c0, c1;
+    for (std::size_t k = 0; k < 6; ++k) {
+      c0[k] = words[8 * k + lane];
+      c1[k] = words[8 * (6 + k) + lane];
+    }
+    *below_2p = below(c0, 2) && below(c1, 2);
+    return {reduce(c0), reduce(c1)};
+  }
+};
+
+enum class Op2 { kMul, kSqr };
+
+PROOFLAB_IFMA_TARGET void apply2(Op2 op, const Lanes2& a, const Lanes2& b, Lanes2& out) {
+  const Fp2X8 x = Fp2X8::load(a.words), y = Fp2X8::load(b.words);
+  x8_store(op == Op2::kMul ? x8_mul(x, y) : x8_sqr(x), out.words);
+}
+
+TEST(Fp2X8, MulAndSqrMatchFp2OnLazyRepresentatives) {
+  SKIP_WITHOUT_IFMA();
+  std::mt19937_64 rng(4);
+  const auto xs = samples(rng, 64), ys = samples(rng, 64);
+  for (std::size_t i = 0; i + 16 <= xs.size(); i += 8) {
+    for (unsigned k = 0; k < 4; ++k) {  // every component in [0, 2p), both representatives
+      Lanes2 a, b, prod, sq;
+      std::vector<Fp2> fa, fb;
+      for (std::size_t j = 0; j < 8; ++j) {
+        fa.push_back({xs[i + j], ys[i + j + 8]});
+        fb.push_back({ys[i + j], xs[i + j + 8]});
+        a.set(j, lazy(fa[j].c0, k & 1), lazy(fa[j].c1, (k >> 1) & 1));
+        b.set(j, lazy(fb[j].c0, (k >> 1) & 1), lazy(fb[j].c1, k & 1));
+      }
+      apply2(Op2::kMul, a, b, prod);
+      apply2(Op2::kSqr, a, a, sq);
+      for (std::size_t j = 0; j < 8; ++j) {
+        bool ok_mul = false, ok_sqr = false;
+        EXPECT_EQ(prod.get_reduced(j, &ok_mul), fa[j] * fb[j]) << "mul i=" << i + j << " k=" << k;
+        EXPECT_EQ(sq.get_reduced(j, &ok_sqr), fa[j].square()) << "sqr i=" << i + j << " k=" << k;
+        EXPECT_TRUE(ok_mul && ok_sqr) << "results must stay below 2p: i=" << i + j;
       }
     }
   }

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <random>
 #include <span>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -110,10 +109,8 @@ void expect_msm_matches(const std::vector<curve::Affine<Curve>>& bases,
   parallel::ThreadPool one(1), three(3);
   const std::vector<unsigned> windows =
       kSlow ? std::vector<unsigned>{0, 5} : std::vector<unsigned>{0, 1, 4, 7, 13};
-  // G1 also runs the scalar adder where the 8-lane one is the default (simd is G1-only).
-  const std::vector<bool> simd_modes =
-      std::is_same_v<Curve, G1Curve> ? std::vector<bool>{true, false} : std::vector<bool>{true};
-  for (bool simd : simd_modes) {
+  // Both adders: the 8-lane one is the default where the CPU has IFMA.
+  for (bool simd : {true, false}) {
     for (bool glv : {true, false}) {
       for (unsigned c : windows) {
         for (parallel::ThreadPool* pool : {&one, &three}) {
@@ -244,22 +241,25 @@ TEST(MsmInverse, VartimeMatchesFermat) {
 
 // ---- the 8-lane IFMA batch adder against the scalar one and the Jacobian formulas ----
 
-TEST(MsmBatchAffineX8, MatchesScalarAdderOnEveryCase) {
-  if (!msm::BatchAffineAdderX8::available())
+template <class Curve>
+void x8_adder_matches_scalar_adder(const char* name) {
+  using Point = curve::Affine<Curve>;
+  using Jac = curve::Jacobian<Curve>;
+  if (!msm::BatchAffineAdderX8<Curve>::available())
     GTEST_SKIP() << "this CPU has no AVX-512 IFMA: the 8-lane adder is not used here";
-  auto rng = rng_for("x8 adder");
-  const auto pts = random_bases<G1Curve>(40, rng);
-  const G1Affine inf = G1Affine::infinity();
+  auto rng = rng_for(name);
+  const auto pts = random_bases<Curve>(40, rng);
+  const Point inf = Point::infinity();
   struct Add {
-    const G1Affine* a;
+    const Point* a;
     bool neg_a;
-    const G1Affine* b;
+    const Point* b;
     bool neg_b;
   };
   std::vector<Add> adds;
   for (int i = 0; i < 300; ++i) {
-    const G1Affine* a = &pts[rng() % pts.size()];
-    const G1Affine* b = &pts[rng() % pts.size()];
+    const Point* a = &pts[rng() % pts.size()];
+    const Point* b = &pts[rng() % pts.size()];
     switch (i % 10) {
       case 0: b = a; break;         // doubling, or P + (−P) with the signs below
       case 1: a = &inf; break;      // infinity operands
@@ -270,9 +270,9 @@ TEST(MsmBatchAffineX8, MatchesScalarAdderOnEveryCase) {
     adds.push_back({a, (rng() & 1) != 0, b, (rng() & 1) != 0});
   }
   for (std::size_t capacity : {1, 3, 8, 9, 64, 1000}) {
-    std::vector<G1Affine> want(adds.size()), got(adds.size());
-    msm::BatchAffineAdder<G1Curve> scalar(capacity);
-    msm::BatchAffineAdderX8 x8(capacity);
+    std::vector<Point> want(adds.size()), got(adds.size());
+    msm::BatchAffineAdder<Curve> scalar(capacity);
+    msm::BatchAffineAdderX8<Curve> x8(capacity);
     for (std::size_t i = 0; i < adds.size(); ++i) {
       const Add& e = adds[i];
       scalar.push(e.a, e.neg_a, e.b, e.neg_b, &want[i]);
@@ -283,12 +283,18 @@ TEST(MsmBatchAffineX8, MatchesScalarAdderOnEveryCase) {
     for (std::size_t i = 0; i < adds.size(); ++i) {
       ASSERT_TRUE(got[i] == want[i]) << "addition " << i << ", capacity " << capacity;
       const Add& e = adds[i];
-      const auto signed_point = [](const G1Affine* p, bool neg) { return neg ? -*p : *p; };
-      const auto sum = curve::G1Jacobian::from_affine(signed_point(e.a, e.neg_a))
-                           .add_mixed(signed_point(e.b, e.neg_b));
-      ASSERT_TRUE(curve::G1Jacobian::from_affine(got[i]) == sum) << "addition " << i;
+      const auto signed_point = [](const Point* p, bool neg) { return neg ? -*p : *p; };
+      const auto sum = Jac::from_affine(signed_point(e.a, e.neg_a)).add_mixed(signed_point(e.b, e.neg_b));
+      ASSERT_TRUE(Jac::from_affine(got[i]) == sum) << "addition " << i;
     }
   }
+}
+
+TEST(MsmBatchAffineX8, G1MatchesScalarAdderOnEveryCase) {
+  x8_adder_matches_scalar_adder<G1Curve>("x8 adder g1");
+}
+TEST(MsmBatchAffineX8, G2MatchesScalarAdderOnEveryCase) {
+  x8_adder_matches_scalar_adder<G2Curve>("x8 adder g2");
 }
 
 // ---- MSM against the reference ----
