@@ -317,10 +317,13 @@ TEST(MsmG1, LargerInputsMatchNaive) {
     const auto expected = msm_naive<G1Curve>(bases, scalars);
     for (unsigned c : {0u, 9u, 16u}) {
       for (parallel::ThreadPool* pool : {&one, &three}) {
-        MsmConfig cfg;
-        cfg.window_bits = c;
-        EXPECT_TRUE(msm::msm<G1Curve>(bases, scalars, *pool, cfg) == expected)
-            << "n=" << n << " c=" << c << " threads=" << pool->size();
+        for (bool simd : {true, false}) {
+          MsmConfig cfg;
+          cfg.window_bits = c;
+          cfg.simd = simd;
+          EXPECT_TRUE(msm::msm<G1Curve>(bases, scalars, *pool, cfg) == expected)
+              << "n=" << n << " c=" << c << " threads=" << pool->size() << " simd=" << simd;
+        }
       }
     }
   }
@@ -465,11 +468,14 @@ void batch_add_matches(std::size_t n, double density, std::mt19937_64& rng) {
   parallel::ThreadPool one(1), three(3);
   for (parallel::ThreadPool* pool : {&one, &three}) {
     for (std::size_t chunk : {std::size_t{8}, std::size_t{8192}}) {
-      MsmConfig cfg;
-      cfg.chunk_points = chunk;
-      EXPECT_TRUE(msm::batch_add<Curve>(bases, bitmap, *pool, cfg) == expected)
-          << "n=" << n << " density=" << density << " threads=" << pool->size()
-          << " chunk=" << chunk;
+      for (bool simd : {true, false}) {
+        MsmConfig cfg;
+        cfg.chunk_points = chunk;
+        cfg.simd = simd;
+        EXPECT_TRUE(msm::batch_add<Curve>(bases, bitmap, *pool, cfg) == expected)
+            << "n=" << n << " density=" << density << " threads=" << pool->size()
+            << " chunk=" << chunk << " simd=" << simd;
+      }
     }
   }
 }
@@ -502,10 +508,13 @@ TEST(MsmBatchAdd, IndicesWithRepeatsAndInfinity) {
   parallel::ThreadPool one(1), three(3);
   for (parallel::ThreadPool* pool : {&one, &three}) {
     for (std::size_t chunk : {std::size_t{2}, std::size_t{5}, std::size_t{8192}}) {
-      MsmConfig cfg;
-      cfg.chunk_points = chunk;
-      EXPECT_TRUE(msm::batch_add_indices<G1Curve>(bases, indices, *pool, cfg) == expected)
-          << "threads=" << pool->size() << " chunk=" << chunk;
+      for (bool simd : {true, false}) {
+        MsmConfig cfg;
+        cfg.chunk_points = chunk;
+        cfg.simd = simd;
+        EXPECT_TRUE(msm::batch_add_indices<G1Curve>(bases, indices, *pool, cfg) == expected)
+            << "threads=" << pool->size() << " chunk=" << chunk << " simd=" << simd;
+      }
     }
   }
   EXPECT_TRUE(msm::batch_add_indices<G1Curve>(bases, {}, one).is_infinity());
