@@ -1,7 +1,7 @@
 // Eight elements of Fp side by side in AVX-512 registers, for batch arithmetic with the IFMA
 // instructions (vpmadd52luq / vpmadd52huq: the low / high 52 bits of a 52 × 52-bit product,
 // added to a 64-bit lane). Used by the MSM's 8-lane batch-affine adder
-// (core/msm/batch_affine_x8.cpp); nothing else should need it.
+// (core/msm/batch_affine_x8.cpp), directly and through Fp2X8 (fp2_x8.hpp).
 //
 // Representation. Limb k of all eight elements is one register; an element is the *same
 // integer* as Fp's Montgomery limbs (a·2^384 mod p), cut into eight limbs of 52 bits (IFMA's
@@ -12,9 +12,9 @@
 // Fp and FpX8 by shifts alone (no conversion multiplications, no second representation in
 // memory).
 //
-// Lazy values: mul returns [0, 2p) for a < 4p, b < 2p (p < 2^381, so (8p² + 2^384·p)/2^384
-// < 2p); add / sub return the stated bounds; canonical() brings [0, 4p) to [0, p), the only
-// form Fp and the curve code accept. Limbs are kept normalised (< 2^52) between operations:
+// Lazy values: x8_mul returns [0, 2p) for a < 4p, b < 2p (p < 2^381, so
+// (8p² + 2^384·p)/2^384 < 2p); x8_add / x8_sub return the stated bounds; x8_canonical brings
+// [0, 4p) to [0, p), the only form Fp and the curve code accept. Limbs are kept normalised (< 2^52) between operations:
 // IFMA reads only the low 52 bits of its inputs.
 //
 // Every function needs AVX-512F and AVX512-IFMA and is compiled for them by attribute (the
@@ -209,7 +209,7 @@ PROOFLAB_IFMA_INLINE FpX8 x8_mul(const FpX8& a, const FpX8& b) {
     if (i + 1 < kLimbs)  // column i is now a multiple of 2^52
       t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], kRadixBits));
   }
-  __m512i* top = t + kLimbs - 1;  // columns 7..15, whose low 20 bits of column 7 are zero
+  __m512i* top = t + kLimbs - 1;  // columns 7..15; column 7's low 20 bits are now zero
   for (std::size_t j = 0; j < kLimbs; ++j) {
     top[j + 1] = _mm512_add_epi64(top[j + 1], _mm512_srli_epi64(top[j], kRadixBits));
     top[j] = _mm512_and_si512(top[j], mask);
