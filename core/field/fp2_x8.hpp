@@ -27,7 +27,7 @@ struct Fp2X8 {
 
 namespace x8 {
 
-alignas(64) inline constexpr Limbs52 k4P = limbs52(FpParams::kModulus, 4);
+alignas(64) inline constexpr Limbs52 k4P = Layout<FpParams>::limbs(FpParams::kModulus, 4);
 
 // [0, 4p) to [0, 2p).
 PROOFLAB_IFMA_INLINE FpX8 below_2p(const FpX8& a) { return subtract_if_not_below(a, k2P); }

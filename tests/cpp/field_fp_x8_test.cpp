@@ -1,5 +1,5 @@
-// FpX8 and Fp2X8 (core/field/fp_x8.hpp, fp2_x8.hpp), the 8-lane AVX-512 IFMA arithmetic,
-// against Fp and Fp2 on random and edge-case inputs, including the non-canonical
+// FpX8, Fp2X8 and FrX8 (core/field/fp_x8.hpp, fp2_x8.hpp), the 8-lane AVX-512 IFMA
+// arithmetic, against Fp, Fp2 and Fr on random and edge-case inputs, including the non-canonical
 // representatives of the lazy domain (a + k·p) that the bounds allow. Skipped, with a
 // message, on CPUs without IFMA.
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include "core/field/fp.hpp"
 #include "core/field/fp2.hpp"
 #include "core/field/fp2_x8.hpp"
+#include "core/field/fr.hpp"
 #include "core/field/fp_x8.hpp"
 
 namespace {
@@ -216,6 +217,45 @@ TEST(Fp2X8, MulAndSqrMatchFp2OnLazyRepresentatives) {
         EXPECT_EQ(sq.get_reduced(j, &ok_sqr), fa[j].square()) << "sqr i=" << i + j << " k=" << k;
         EXPECT_TRUE(ok_mul && ok_sqr) << "results must stay below 2p: i=" << i + j;
       }
+    }
+  }
+}
+
+// ---- FrX8 (five 52-bit limbs, R = 2^256: products reduced to [0, r) at once) ----
+
+PROOFLAB_IFMA_TARGET void fr_ops(const std::uint64_t* a, const std::uint64_t* b,
+                                 std::uint64_t* mul, std::uint64_t* sum, std::uint64_t* diff) {
+  using L = x8::Layout<FrParams>;
+  const FrX8 x = FrX8::load(a), y = FrX8::load(b);
+  x8_store(x8_mul(x, y), mul);
+  x8_store(x8::subtract_if_not_below(x8_add(x, y), L::kP), sum);
+  x8_store(x8::subtract_if_not_below(x8_sub(x, y, L::kP), L::kP), diff);
+}
+
+TEST(FrX8, MulAddSubMatchFr) {
+  SKIP_WITHOUT_IFMA();
+  std::mt19937_64 rng(5);
+  std::vector<Fr> xs = {Fr::zero(), Fr::one(), -Fr::one(), Fr::from_mont({1, 0, 0, 0})};
+  while (xs.size() < 256) xs.push_back(Fr::random(rng));
+  for (std::size_t i = 0; i + 8 <= xs.size(); i += 8) {
+    alignas(64) std::uint64_t a[32], b[32], mul[32], sum[32], diff[32];
+    for (std::size_t j = 0; j < 8; ++j)
+      for (std::size_t k = 0; k < 4; ++k) {
+        a[8 * k + j] = xs[i + j].mont[k];
+        b[8 * k + j] = xs[(i + 5 * j + 3) % xs.size()].mont[k];
+      }
+    fr_ops(a, b, mul, sum, diff);
+    for (std::size_t j = 0; j < 8; ++j) {
+      const Fr x = xs[i + j], y = xs[(i + 5 * j + 3) % xs.size()];
+      BigInt<4> m, s, d;
+      for (std::size_t k = 0; k < 4; ++k) {
+        m[k] = mul[8 * k + j];
+        s[k] = sum[8 * k + j];
+        d[k] = diff[8 * k + j];
+      }
+      EXPECT_EQ(m, (x * y).mont) << "mul, i=" << i + j;  // canonical: equal limbs
+      EXPECT_EQ(s, (x + y).mont) << "add, i=" << i + j;
+      EXPECT_EQ(d, (x - y).mont) << "sub, i=" << i + j;
     }
   }
 }
