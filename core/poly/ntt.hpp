@@ -3,14 +3,15 @@
 // bit-reversal is folded in).
 //
 // Iterative radix-2 NTT: a bit-reversal permutation, then log n butterfly stages
-// (Cooley–Tukey, decimation in time). The first 13 stages never leave an aligned block of
-// 2^13 elements, so they run block by block (a parallel_for over blocks, all 13 stages while
-// the block sits in L2); each later stage is a parallel_for over its n/2 butterflies, split
-// so that every thread works on contiguous runs. Measured on the dev VM (BM_ntt, one thread):
-// 2^20 313–330 → 261–265 ms, 2^16 13.2–13.4 → 12.1–12.2 ms with the blocking and a
-// shift-and-mask bit reversal together; tiling the later stages as well (8 or 64 columns ×
-// all rows) gained nothing — a butterfly then costs ~25 ns at 2^16 and 2^20 alike, the
-// Fr multiplication (15 ns) and the additions, not memory.
+// (Cooley–Tukey, decimation in time), arranged for the cache: the first 13 stages never leave
+// an aligned block of 2^13 elements, so they run block by block (all 13 while the block sits
+// in L2); the later stages run in rounds of up to 7, tile by tile (64 neighbouring columns ×
+// all rows those stages mix). For Fr on CPUs with AVX-512 IFMA the butterflies of every stage
+// with a half-distance of 8 or more run eight at a time in vector lanes (ntt_x8.hpp).
+// Measured on the dev VM (BM_ntt, one thread, A/B runs): 2^20 313–330 ms (one pass per stage)
+// → 261–265 (blocked first stages, shift-and-mask bit reversal) → 223–226 (vector
+// butterflies) → 173–177 (tiled later stages; without the vector butterflies tiling gained
+// nothing: the scalar butterfly, ~25 ns, was the bottleneck); 2^16 13.2 → 7.2 ms.
 //
 // Written once for any field (the toy-field known-answer test runs it over r = 64513); the
 // Fr instantiation is compiled once, in ntt.cpp (the extern template declarations at the end
@@ -28,6 +29,7 @@
 
 #include "core/parallel/thread_pool.hpp"
 #include "core/poly/domain.hpp"
+#include "core/poly/ntt_x8.hpp"
 
 namespace prooflab::poly {
 
@@ -58,6 +60,8 @@ namespace detail {
 
 inline constexpr std::size_t kNttMinChunk = 4096;  // butterflies per task: amortises the claim cost
 inline constexpr unsigned kNttBlockLog = 13;       // 2^13 Fr = 256 KiB, a fraction of an L2
+inline constexpr unsigned kNttTileColumnsLog = 6;  // later stages: tiles 64 elements wide
+inline constexpr std::size_t kNttTileColumns = std::size_t{1} << kNttTileColumnsLog;
 
 template <class F>
 void check_ntt_size(std::span<F> a, const BasicEvaluationDomain<F>& d, const char* what) {
@@ -89,18 +93,38 @@ void bit_reverse_permute(std::span<F> a, unsigned log_n, parallel::ThreadPool& p
   });
 }
 
+// Butterflies (lo[c], hi[c]) ← (lo[c] + t, lo[c] − t), t = hi[c]·ω^((j0 + c)·stride), for
+// c < count: eight at a time in vector lanes for Fr where the CPU has AVX-512 IFMA.
+template <class F>
+inline void butterfly_run(F* lo, F* hi, const std::vector<F>& twiddles, std::size_t j0,
+                          std::size_t stride, std::size_t count) {
+  std::size_t c = 0;
+  if constexpr (std::is_same_v<F, field::Fr>) {
+    static const bool x8 = ntt_x8_available();
+    if (x8 && count >= 8) {
+      c = count & ~std::size_t{7};
+      butterflies_x8(lo, hi, twiddles.data() + j0 * stride, stride, c);
+    }
+  }
+  for (; c < count; ++c) {
+    const F t = hi[c] * twiddles[(j0 + c) * stride];
+    const F u = lo[c];
+    lo[c] = u + t;
+    hi[c] = u - t;
+  }
+}
+
 // Butterflies [begin, end) of stage `half` of the DIT transform on x (butterfly k: block
-// k / half, offset j = k mod half, twiddle ω^(j·stride)).
+// k / half, offset j = k mod half, twiddle ω^(j·stride)), as runs within blocks.
 template <class F>
 inline void dit_stage(F* x, std::size_t half, std::size_t stride, std::size_t begin,
                       std::size_t end, const std::vector<F>& twiddles) {
-  for (std::size_t k = begin; k < end; ++k) {
+  for (std::size_t k = begin; k < end;) {
     const std::size_t j = k & (half - 1);
     const std::size_t i0 = ((k - j) << 1) + j;  // block start + j
-    const F t = x[i0 + half] * twiddles[j * stride];
-    const F u = x[i0];
-    x[i0] = u + t;
-    x[i0 + half] = u - t;
+    const std::size_t count = std::min(half - j, end - k);
+    butterfly_run(x + i0, x + i0 + half, twiddles, j, stride, count);
+    k += count;
   }
 }
 
@@ -119,11 +143,29 @@ void transform(std::span<F> a, unsigned log_n, const std::vector<F>& twiddles,
       for (std::size_t half = 1; half < block; half <<= 1)
         dit_stage(a.data() + b * block, half, n / (2 * half), 0, block / 2, twiddles);
   });
-  for (std::size_t half = block; half < n; half <<= 1) {
-    const std::size_t stride = n / (2 * half);  // twiddle index step for this stage
-    pool.parallel_for(n / 2, kNttMinChunk, [&](std::size_t begin, std::size_t end) {
-      dit_stage(a.data(), half, stride, begin, end, twiddles);
+  // The later stages pair elements 2^s apart. Stages [s0, s1) only mix elements that differ
+  // in bits s0 .. s1 − 1, so they too run tile by tile: kNttTileColumns neighbouring columns
+  // (low bits) × all 2^(s1 − s0) rows (middle bits), every stage while the tile is in cache.
+  for (unsigned s0 = std::min(log_n, kNttBlockLog); s0 < log_n;) {
+    const unsigned s1 = std::min(log_n, s0 + kNttBlockLog - kNttTileColumnsLog);
+    const std::size_t rows = std::size_t{1} << (s1 - s0), row_stride = std::size_t{1} << s0;
+    const std::size_t tiles_per_hi = row_stride / kNttTileColumns;
+    pool.parallel_for((n >> s1) * tiles_per_hi, 1, [&](std::size_t t0, std::size_t t1) {
+      for (std::size_t t = t0; t < t1; ++t) {
+        const std::size_t base = (t / tiles_per_hi << s1) + (t % tiles_per_hi) * kNttTileColumns;
+        for (unsigned st = s0; st < s1; ++st) {
+          const std::size_t half = std::size_t{1} << st, row_half = std::size_t{1} << (st - s0);
+          for (std::size_t row = 0; row < rows; ++row) {
+            if (row & row_half) continue;  // the upper element of a pair
+            const std::size_t i0 = base + row * row_stride;
+            const std::size_t j0 = (row & (row_half - 1)) * row_stride + (i0 & (row_stride - 1));
+            butterfly_run(a.data() + i0, a.data() + i0 + half, twiddles, j0, n / (2 * half),
+                          kNttTileColumns);
+          }
+        }
+      }
     });
+    s0 = s1;
   }
 }
 

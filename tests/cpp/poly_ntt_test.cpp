@@ -75,6 +75,34 @@ TEST(Ntt, SameResultForAnyThreadCount) {
   EXPECT_EQ(serial, parallel4);
 }
 
+// Past 2^13 the transform runs its later stages tile by tile (and, for Fr with IFMA, in
+// vector lanes); 2^21 needs two tile rounds. The naive sum at 16 sampled outputs checks it.
+TEST(Ntt, LargeSizesMatchNaiveEvaluationAtSampledPoints) {
+  for (unsigned log_n : {14u, 17u, 21u}) {
+    const EvaluationDomain d(log_n);
+    ThreadPool pool(2);
+    const auto coeffs = random_vector(d.size(), 300 + log_n);
+    auto a = coeffs, b = coeffs;
+    prooflab::poly::ntt(a, d, pool);
+    prooflab::poly::coset_ntt(b, d, pool);
+    std::mt19937_64 rng(log_n);
+    for (int sample = 0; sample < 16; ++sample) {
+      const std::size_t i = sample == 0 ? d.size() - 1 : rng() % d.size();
+      const Fr x = d.omega().pow(prooflab::field::BigInt<1>{i});
+      const Fr xc = EvaluationDomain::coset_shift() * x;
+      Fr at_x = Fr::zero(), at_xc = Fr::zero();
+      for (std::size_t j = coeffs.size(); j-- > 0;) {  // Horner
+        at_x = at_x * x + coeffs[j];
+        at_xc = at_xc * xc + coeffs[j];
+      }
+      EXPECT_EQ(a[i], at_x) << "ntt 2^" << log_n << " output " << i;
+      EXPECT_EQ(b[i], at_xc) << "coset_ntt 2^" << log_n << " output " << i;
+    }
+    prooflab::poly::intt(a, d, pool);
+    EXPECT_EQ(a, coeffs) << "intt 2^" << log_n;
+  }
+}
+
 TEST(Ntt, VanishingPolynomialIsConstantOnTheCoset) {
   const EvaluationDomain d(6);
   const Fr g = EvaluationDomain::coset_shift();
