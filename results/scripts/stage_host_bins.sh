@@ -5,11 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
-cmake --build "$BUILD" --target prooflab prooflab_bench field_fp_x8_test msm_cpu_test groth16_prove_test -j2
+cmake --build "$BUILD" --target prooflab prooflab_bench field_fp_x8_test msm_cpu_test poly_ntt_test groth16_prove_test -j2
 rm -rf build-devcarry
 mkdir -p build-devcarry/lib
 cp "$BUILD"/bin/prooflab "$BUILD"/bench/prooflab_bench build-devcarry/
-for t in field_fp_x8_test msm_cpu_test groth16_prove_test; do cp "$BUILD/tests/$t" build-devcarry/; done
+for t in field_fp_x8_test msm_cpu_test poly_ntt_test groth16_prove_test; do cp "$BUILD/tests/$t" build-devcarry/; done
 strip -s build-devcarry/prooflab* build-devcarry/*_test
 for lib in $(ldd build-devcarry/prooflab build-devcarry/prooflab_bench | awk '/libtomlplusplus|libpython|libbenchmark|libgmp/ {print $3}' | sort -u); do
   cp -L "$lib" build-devcarry/lib/
