@@ -111,16 +111,18 @@ if [ -n "$FIELD_TEST" ] && [ -n "$NTT_TEST" ] && [ -n "$DEVICE_TEST" ] && want t
 fi
 # Any skipped GPU case on a GPU machine is a failure of the setup, not a pass.
 if grep -q "no GPU:" "$TESTS_LOG"; then verdict "GPU cases ran (none skipped)" 1; else verdict "GPU cases ran (none skipped)" 0; fi
-if [ -n "$FIELD_TEST" ] && [ -n "$NTT_TEST" ] && want sanitize; then
-  SMALL='Small/*:GpuMemory.*'
-  run_step "memcheck gpu_ntt_test $SMALL" 80 "$OUT/memcheck.log" \
-    "$SANITIZER" --tool memcheck --error-exitcode 3 "$NTT_TEST" --gtest_filter="$SMALL"
-  run_step "memcheck gpu_field_test GpuField.*" 40 "$OUT/memcheck.log" \
-    "$SANITIZER" --tool memcheck --error-exitcode 3 "$FIELD_TEST" --gtest_filter='GpuField/*'
-  # 2^12: two passes (2^10 is a single block), so the multi-pass kernels are checked.
-  RACE='Small/GpuNtt.EveryTransformMatchesCpu/1:Small/GpuNtt.ComputeHMatchesCpu/1'
-  run_step "racecheck gpu_ntt_test $RACE" 80 "$OUT/racecheck.log" \
-    "$SANITIZER" --tool racecheck --racecheck-report all --error-exitcode 3 "$NTT_TEST" --gtest_filter="$RACE"
+if [ -n "$FIELD_TEST" ] && [ -n "$NTT_TEST" ]; then
+  if want sanitize; then
+    SMALL='Small/*:GpuMemory.*'
+    run_step "memcheck gpu_ntt_test $SMALL" 80 "$OUT/memcheck.log" \
+      "$SANITIZER" --tool memcheck --error-exitcode 3 "$NTT_TEST" --gtest_filter="$SMALL"
+    run_step "memcheck gpu_field_test GpuField.*" 40 "$OUT/memcheck.log" \
+      "$SANITIZER" --tool memcheck --error-exitcode 3 "$FIELD_TEST" --gtest_filter='GpuField/*'
+    # 2^12: two passes (2^10 is a single block), so the multi-pass kernels are checked.
+    RACE='Small/GpuNtt.EveryTransformMatchesCpu/1:Small/GpuNtt.ComputeHMatchesCpu/1'
+    run_step "racecheck gpu_ntt_test $RACE" 80 "$OUT/racecheck.log" \
+      "$SANITIZER" --tool racecheck --racecheck-report all --error-exitcode 3 "$NTT_TEST" --gtest_filter="$RACE"
+  fi
 elif want tests; then
   note "== test binaries not found under $BIN (carry build-gpu-device, see docs/gpu.md)"
   verdict "test binaries present" 1
