@@ -47,24 +47,12 @@ PROOFLAB_IFMA_INLINE Vec kept(const Storage& in) {
 // flush loops outgrow the decoded-op cache and their speed then depends on code layout
 // (the same source measured 100 and 145 ms for BM_msm_g1/16 in two builds).
 template <class Vec>
-PROOFLAB_IFMA_TARGET __attribute__((noinline)) void mul_into(Vec& out, const Vec& a, const Vec& b) {
-  out = x8_mul(a, b);
+PROOFLAB_IFMA_TARGET __attribute__((noinline)) Vec mul(const Vec& a, const Vec& b) {
+  return x8_mul(a, b);
 }
 template <class Vec>
-PROOFLAB_IFMA_INLINE Vec mul(const Vec& a, const Vec& b) {
-  Vec r;
-  mul_into(r, a, b);
-  return r;
-}
-template <class Vec>
-PROOFLAB_IFMA_TARGET __attribute__((noinline)) void sqr_into(Vec& out, const Vec& a) {
-  out = x8_sqr(a);
-}
-template <class Vec>
-PROOFLAB_IFMA_INLINE Vec sqr(const Vec& a) {
-  Vec r;
-  sqr_into(r, a);
-  return r;
+PROOFLAB_IFMA_TARGET __attribute__((noinline)) Vec sqr(const Vec& a) {
+  return x8_sqr(a);
 }
 
 }  // namespace
