@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # CPU-side measurements on a many-core host (the lent H200's 16-core Xeon), from binaries
-# built on the development machine and carried in $CARRY (default .devcarry/):
+# built on the development machine and carried in $CARRY (default build-devcarry/, made by
+# `bash results/scripts/stage_host_bins.sh`):
 #   1. prove-stage scaling of the porep-like circuit, 2^12..2^20 constraints (issue 3)
 #   2. MSM and NTT benchmarks, single- and multi-threaded (issue 3)
 #   3. recording cost: the same engine batch with the TIMELINE on and off (issue 4)
 # Writes logs and JSON into ${OUT:-./out}/host.tar.gz (one file: the device tool returns few).
 # Usage: bash results/scripts/host_cpu_measurements.sh
 set -uo pipefail
-CARRY=${CARRY:-.devcarry}
+CARRY=${CARRY:-build-devcarry}
 FINAL=${OUT:-./out}
 OUT=$(mktemp -d)
 mkdir -p "$FINAL"
