@@ -8,12 +8,8 @@
 # Writes logs and JSON into ${OUT:-./out}/host.tar.gz (one file: the device tool returns few).
 # Usage: bash results/scripts/host_cpu_measurements.sh
 set -uo pipefail
-CARRY=${CARRY:-build-devcarry}
-FINAL=${OUT:-./out}
-OUT=$(mktemp -d)
-mkdir -p "$FINAL"
-export LD_LIBRARY_PATH="$CARRY/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PROOFLAB_PARAM_DIR=/tmp/prooflab-params
+# shellcheck source=results/scripts/host_env.sh
+source "$(dirname "$0")/host_env.sh"
 lscpu | head -20 > "$OUT/host_lscpu.txt"
 
 # 1. prove scaling: one partition per size after setup; prints per-stage times.

@@ -8,12 +8,8 @@
 #   3. prove-stage scaling of the porep-like circuit, 2^12..2^20 (issue 3)
 # Writes everything into ${OUT:-./out}/host-msm.tar.gz (one file: the device tool returns few).
 set -uo pipefail
-CARRY=${CARRY:-build-devcarry}
-FINAL=${OUT:-./out}
-OUT=$(mktemp -d)
-mkdir -p "$FINAL"
-export LD_LIBRARY_PATH="$CARRY/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PROOFLAB_PARAM_DIR=/tmp/prooflab-params
+# shellcheck source=results/scripts/host_env.sh
+source "$(dirname "$0")/host_env.sh"
 { lscpu | head -20; grep -o -w 'avx512ifma\|avx512f' /proc/cpuinfo | sort | uniq -c; cat "$CARRY/COMMIT"; } > "$OUT/host.txt"
 
 for t in field_fp_x8_test msm_cpu_test poly_ntt_test groth16_prove_test; do
