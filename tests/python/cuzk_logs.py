@@ -323,7 +323,7 @@ def bench_lines(truth: RunTruth, jobs: list[str]) -> list[str]:
     walls = []
     for i, job in enumerate(jobs, start=1):
         if job in truth.done:
-            wall = (truth.done[job] - truth.submit[job] + 40) / 1000.0  # + the gRPC round trip
+            wall = float(f"{(truth.done[job] - truth.submit[job] + 40) / 1000.0:.1f}")  # + the gRPC round trip, as printed
             last = max(last, truth.done[job] + 40)
             gpu = sum(p.gpu_ms for p in truth.partitions if p.job_id == job)
             out.append(f"  [{i}/{len(jobs)}] COMPLETED — {wall:.1f}s (prove={gpu} ms, queue=12 ms)")
