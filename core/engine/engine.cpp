@@ -21,6 +21,7 @@
 #include "core/groth16/qap.hpp"
 #include "core/groth16/verifier.hpp"
 #include "core/parallel/thread_pool.hpp"
+#include "core/trace/percentile.hpp"
 
 namespace prooflab::engine {
 namespace {
@@ -536,10 +537,9 @@ class Engine {
                             {"min", *std::min_element(v.begin(), v.end())},
                             {"max", *std::max_element(v.begin(), v.end())}};
     };
-    auto pct = [](std::vector<double> v, double q) -> nlohmann::json {
-      if (v.empty()) return nullptr;
-      std::sort(v.begin(), v.end());
-      return v[std::min(v.size() - 1, static_cast<std::size_t>(q * (v.size() - 1) + 0.5))];
+    auto pct = [](const std::vector<double>& v, double q) -> nlohmann::json {
+      const auto p = trace::percentile(v, q);
+      return p ? nlohmann::json(*p) : nlohmann::json(nullptr);
     };
     const double total_s = (end_us_ - start_us_) / 1e6;
     out.summary = {{"count", cfg_.count},
