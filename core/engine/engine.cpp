@@ -337,7 +337,7 @@ class Engine {
     part.row.lock_wait_us = g0 - wait0;
     std::int64_t substage_sum = 0;
     groth16::GpuPhaseSums sums;
-    std::uint64_t vram_before = be.vram_used(device);
+    be.reset_vram_peak(device);  // held lock: the peak from here is this phase's
     {
       // Whatever happens below, the lock is released with GPU_END recorded.
       struct EndGuard {
@@ -365,7 +365,6 @@ class Engine {
         }
         buffers = be.stage(device, part.synth, "gpu_phase");
       }
-      part.row.vram_peak_bytes = std::max(vram_before, be.vram_used(device));
       // Sub-stage ranges: the backend runs ntt_h, batch_add, tail_msm in this order and
       // reports each as it ends, so each range runs from the previous one's end to its own.
       StageRange sub_range(stages, Stage::kNttH, tag);
@@ -383,6 +382,7 @@ class Engine {
         if (e == Event::kTailMsm) part.row.tail_msm_us = dur;
       });
       sub_range.end();
+      part.row.vram_peak_bytes = be.vram_peak(device);  // staged buffers and phase scratch
       buffers.reset();  // device memory back before the lock goes
     }
     part.row.gpu_total_us = substage_sum;
