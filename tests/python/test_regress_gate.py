@@ -100,9 +100,9 @@ def _timed_baseline(path: Path, key: str, measured_on: dict | None) -> Path:
     metric = {
         "metric": "tiny.total_s", "kind": "wallclock", "source": "command", "unit": "s",
         "direction": "lower_is_better", "tolerance": 0.3, "tolerance_interleaved": 0.05, "statistic": "median",
-        "repetitions": 4, "warmup": 0,
+        "repetitions": 5, "warmup": 0,
         "command": ["batch", "--set", "circuit=porep-like", "--set", "constraints=1024", "--set", "partitions=2",
-                    "--count", "3", "--concurrency", "1", "--out", "{out}", "--run-id", "{run_id}",
+                    "--count", "6", "--concurrency", "1", "--out", "{out}", "--run-id", "{run_id}",
                     "--param-dir", "{param_dir}"],
         "result_dir": "{out}/{run_id}", "key": key, "value": 1e-3, "values": [1e-3, 1.1e-3, 0.9e-3, 1e-3],
         "commit": "0" * 40, "date": "2026-11-30T00:00:00Z"}
@@ -122,13 +122,13 @@ def test_stored_timings_without_host_conditions_are_incomparable(tmp_path: Path)
 
 
 def test_confirmation_is_an_independent_measurement(tmp_path: Path) -> None:
-    # Interleaved against a "baseline build" that proves 1 instead of 3 proofs per batch: the
+    # Interleaved against a "baseline build" that proves 1 instead of 6 proofs per batch (6x: no overlap even on a loaded host): the
     # first pass regresses for certain, so the confirmation runs, whatever the host's load.
     wrapper_dir = tmp_path / "basebuild" / "bin"
     wrapper_dir.mkdir(parents=True)
     wrapper = wrapper_dir / "prooflab"
     wrapper.write_text("#!/bin/sh\n# the baseline build: the same binary, one proof per batch\n"
-                       f'args=""; for a in "$@"; do [ "$a" = 3 ] && a=1; args="$args $a"; done\nexec {BIN} $args\n')
+                       f'args=""; for a in "$@"; do [ "$a" = 6 ] && a=1; args="$args $a"; done\nexec {BIN} $args\n')
     wrapper.chmod(0o755)
     base = _timed_baseline(tmp_path / "b.json", "total_s", None)
     proc = _run(["--baseline", str(base), "--measure", "wallclock", "--against-build", str(tmp_path / "basebuild"),
@@ -137,9 +137,9 @@ def test_confirmation_is_an_independent_measurement(tmp_path: Path) -> None:
     r = json.loads((tmp_path / "r.json").read_text())["rows"][0]
     assert r["verdict"] == "REGRESSION" and "confirmed by a second measurement" in r["note"], r
     first, second = r["outputs"], r["confirmation"]["outputs"]
-    assert len(first) == len(second) == 8  # 4 repetitions x 2 arms each
+    assert len(first) == len(second) == 10  # 5 repetitions x 2 arms each
     assert not set(first) & set(second), "the confirmation re-used the first pass's output directories"
     run_ids = {json.loads((Path(d) / "run.json").read_text())["run_id"] for d in first + second}
-    assert len(run_ids) == 16
+    assert len(run_ids) == 20
     for d in second:
         assert json.loads((Path(d) / "run.json").read_text())["status"] == "complete"
