@@ -22,6 +22,7 @@
 #include "core/engine/config.hpp"
 #include "core/groth16/prover.hpp"
 #include "core/trace/elapsed.hpp"
+#include "core/trace/percentile.hpp"
 #include "core/trace/timeline.hpp"
 #include "harness/commands.hpp"
 
@@ -38,11 +39,7 @@ namespace {
 
 using trace::seconds_since;
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
+double median(const std::vector<double>& v) { return trace::percentile(v, 0.5).value_or(0); }
 
 // "void prooflab::gpu::msm::kernels::(anonymous namespace)::accumulate_kernel<3>(…)" →
 // "accumulate_kernel<3>": no return type, namespaces or parameters; long template argument

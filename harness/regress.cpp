@@ -1,7 +1,8 @@
 // `prooflab regress --baseline FILE [INPUT ...]`: compare measured figures with a committed
 // baseline and exit non-zero only on a regression that is both clear and larger than the
 // metric's tolerance (docs/regress.md). Exit status: 0 no regression (or --update done),
-// 1 regression, 2 error (bad baseline, a measurement that failed, missing tools).
+// 1 regression, 2 error (bad baseline, a measurement that failed, missing tools), 3 every metric
+// skipped (nothing compared).
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,12 +14,15 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/trace/percentile.hpp"
 #include "core/trace/run_directory.hpp"
 #include "harness/commands.hpp"
 #include "harness/provenance.hpp"
 #include "harness/regress_baseline.hpp"
 #include "harness/regress_compare.hpp"
+#include "harness/regress_host.hpp"
 #include "harness/regress_measure.hpp"
+#include "harness/regress_outputs.hpp"
 #include "harness/regress_process.hpp"
 #include "harness/workload.hpp"
 #ifdef PROOFLAB_HAVE_CUDA
@@ -31,13 +35,17 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// Exit status when every selected metric was skipped: distinct from 0 (no regression), 1
+// (regression) and 2 (error), so CI can tell "measured nothing" from "passed".
+constexpr int kExitNothingCompared = 3;
+
 struct Options {
   std::string baseline;
   std::vector<std::string> inputs;
   std::string measure;  // empty: instructions, or none when inputs are given
   std::vector<std::string> metric_filters;
   std::string against_build;
-  std::string json_out;
+  std::string json_out, junit_out, markdown_out, history_file;
   bool update = false;
   std::string reason;
   unsigned jobs = 2;
@@ -204,16 +212,14 @@ void print_table(const std::vector<Row>& rows) {
   }
 }
 
-double statistic_of(std::vector<double> v, const std::string& statistic) {
+double statistic_of(const std::vector<double>& v, const std::string& statistic) {
   if (v.empty()) return NAN;
   if (statistic == "mean") {
     double s = 0;
     for (double x : v) s += x;
     return s / static_cast<double>(v.size());
   }
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+  return *trace::percentile(v, 0.5);
 }
 
 // Metrics that inputs bring and a baseline being created or updated does not have yet.
@@ -425,7 +431,14 @@ int run_regress(const Options& o) {
     }
 
     // Wall-clock: interleaved against the baseline build, or against the stored figures.
-    StatRequest q{m, {}, meas.now, 0, meas.method, meas.note};
+    StatRequest q{m, {}, meas.now, 0, meas.method, meas.note, meas.outputs};
+    if (meas.conditions.is_object()) {
+      char load[96];
+      std::snprintf(load, sizeof load, "load %.2f -> %.2f on %d cores",
+                    meas.conditions.value("load_1m_before", -1.0),
+                    meas.conditions.value("load_1m_after", -1.0), meas.conditions.value("cores", 0));
+      q.note += (q.note.empty() ? "" : "; ") + std::string(load);
+    }
     if (!meas.baseline_build.empty()) {
       q.baseline = meas.baseline_build;
       q.min_effect = m->tolerance_interleaved;
@@ -438,14 +451,18 @@ int run_regress(const Options& o) {
         rows.push_back(r);
         continue;
       }
-      if ((m->source == "workload" || m->source == "command") && !host_diff.empty()) {
-        Row r = row_without_comparison(*m, kIncomparable,
-                                       "stored figures come from another machine (" + host_diff +
-                                           "): give --against-build for an interleaved comparison");
-        r.now = statistic_of(meas.now, m->statistic);
-        r.method = meas.method;
-        rows.push_back(r);
-        continue;
+      // A timing measured here is evidence against stored timings only from the same kind
+      // of host, quiet both times (regress_host.hpp).
+      if (m->source == "workload" || m->source == "command") {
+        const std::string why = why_incomparable(m->measured_on, meas.conditions);
+        if (!why.empty()) {
+          Row r = row_without_comparison(
+              *m, kIncomparable, why + " (timed gating belongs in interleaved mode: --against-build)");
+          r.now = statistic_of(meas.now, m->statistic);
+          r.method = meas.method;
+          rows.push_back(r);
+          continue;
+        }
       }
       q.baseline = m->values;
       q.min_effect = m->tolerance;
@@ -475,11 +492,14 @@ int run_regress(const Options& o) {
     std::printf("regress: %s regressed (%s): measuring it again to confirm\n",
                 q.metric->name.c_str(), fmt_pct(rows[at].change).c_str());
     std::fflush(stdout);
-    const Measurement again = measure_wallclock(*q.metric, ctx);
+    MeasureContext fresh = ctx;  // new output directories and run ids: not a resume
+    fresh.pass = "confirmation";
+    const Measurement again = measure_wallclock(*q.metric, fresh);
     StatRequest q2 = q;
     q2.now = again.now;
     if (!again.baseline_build.empty()) q2.baseline = again.baseline_build;
     q2.note.clear();
+    q2.outputs = again.outputs;
     confirm_requests.push_back(q2);
     confirm_rows_at.push_back(at);
   }
@@ -504,8 +524,13 @@ int run_regress(const Options& o) {
 
   std::printf("\n");
   print_table(rows);
-  std::size_t regressions = 0;
-  for (const auto& r : rows) regressions += r.verdict == kRegression;
+  std::size_t regressions = 0, skipped = 0;
+  for (const auto& r : rows) {
+    regressions += r.verdict == kRegression;
+    skipped += r.verdict == kSkipped;
+  }
+  // Nothing compared is not "no regression": a gate that measured nothing must not pass.
+  const bool nothing_compared = !rows.empty() && skipped == rows.size();
 
   json report = {
       {"baseline_file", o.baseline},
@@ -518,11 +543,14 @@ int run_regress(const Options& o) {
       {"against_build", ctx.against_exe.empty() ? json(nullptr) : json(ctx.against_exe.string())},
       {"wallclock_mode", ctx.against_exe.empty() ? "stored" : "interleaved"},
       {"injected_slowdown", injecting ? json(injected) : json(nullptr)},
+      {"load", {{"load_1m_end", load_average_1m()}, {"cores", host_now.value("cores", 0)}}},
       {"rows", json::array()},
-      {"regressions", regressions}};
+      {"regressions", regressions},
+      {"skipped", skipped},
+      {"nothing_compared", nothing_compared}};
   for (const auto& r : rows) report["rows"].push_back(row_to_json(r));
 
-  int status = regressions ? 1 : 0;
+  int status = regressions ? 1 : nothing_compared ? kExitNothingCompared : 0;
   if (o.update) {
     std::size_t changed = 0;
     for (auto& m : base.metrics) {
@@ -535,6 +563,7 @@ int run_regress(const Options& o) {
       } else {
         m.values = meas.now;
         m.value = statistic_of(meas.now, m.statistic);
+        if (meas.conditions.is_object()) m.measured_on = meas.conditions;
       }
       m.commit = prov.value("git_commit", "");
       m.date = now_date;
@@ -557,18 +586,21 @@ int run_regress(const Options& o) {
     report["updated"] = base.updated;
     status = 0;
   } else {
-    std::printf("\nregress: %s\n", regressions
-                                       ? (std::to_string(regressions) + " regression(s)").c_str()
-                                       : "no regression");
+    if (regressions) {
+      std::printf("\nregress: %zu regression(s)\n", regressions);
+    } else if (nothing_compared) {
+      std::printf("\nregress: NOTHING COMPARED: all %zu metric(s) were skipped (reasons above); "
+                  "exit status %d\n", skipped, kExitNothingCompared);
+    } else {
+      std::printf("\nregress: no regression (%zu of %zu metric(s) compared, %zu skipped)\n",
+                  rows.size() - skipped, rows.size(), skipped);
+    }
   }
   report["exit_status"] = status;
-  if (!o.json_out.empty()) {
-    const fs::path out(o.json_out);
-    if (out.has_parent_path()) fs::create_directories(out.parent_path());
-    std::ofstream f(out);
-    f << report.dump(2) << "\n";
-    if (!f) throw std::runtime_error("cannot write " + o.json_out);
-  }
+  if (!o.json_out.empty()) write_text(o.json_out, report.dump(2) + "\n");
+  if (!o.junit_out.empty()) write_text(o.junit_out, junit_xml(report));
+  if (!o.markdown_out.empty()) write_text(o.markdown_out, markdown_summary(report));
+  if (!o.history_file.empty()) append_history(o.history_file, report);
   return status;
 }
 
@@ -591,6 +623,11 @@ void add_regress_command(CLI::App& app) {
       "--against-build", o->against_build,
       "a build of the baseline commit (DIR with bin/prooflab): wall-clock runs interleaved A/B");
   cmd->add_option("--json", o->json_out, "write the table as JSON to this file");
+  cmd->add_option("--junit", o->junit_out, "write JUnit XML to this file (one testcase per metric)");
+  cmd->add_option("--markdown", o->markdown_out,
+                  "write a markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)");
+  cmd->add_option("--history", o->history_file,
+                  "append this check's figures to a per-commit history JSON (results/regress-history/)");
   cmd->add_flag("--update", o->update,
                 "rewrite the measured figures in the baseline (needs --reason)");
   cmd->add_option("--reason", o->reason,

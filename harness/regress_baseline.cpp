@@ -109,6 +109,10 @@ Metric metric_from_json(const json& j, const std::string& where_file) {
   m.result_hash = get<std::string>(j, "result_hash", where, "", false);
   m.commit = get<std::string>(j, "commit", where, "", false);
   m.date = get<std::string>(j, "date", where, "", false);
+  if (j.contains("measured_on")) {
+    if (!j["measured_on"].is_object()) bad(where, "'measured_on' is not an object");
+    m.measured_on = j["measured_on"];
+  }
   return m;
 }
 
@@ -148,6 +152,7 @@ nlohmann::ordered_json metric_to_json(const Metric& m) {
   if (!m.result_hash.empty()) j["result_hash"] = m.result_hash;
   j["commit"] = m.commit;
   j["date"] = m.date;
+  if (m.measured_on.is_object()) j["measured_on"] = m.measured_on;
   return j;
 }
 

@@ -61,6 +61,8 @@ struct Metric {
   std::vector<double> values;
   std::string result_hash;   // callgrind: the workload's result hash when the count was taken
   std::string commit, date;  // when these figures were measured
+  // Wall-clock: the host and its load when they were (regress_host.hpp); null if unknown.
+  nlohmann::json measured_on;
 };
 
 struct Baseline {

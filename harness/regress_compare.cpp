@@ -49,6 +49,7 @@ json row_to_json(const Row& r) {
       {"samples", {{"baseline", r.baseline_samples}, {"now", r.now_samples}}},
       {"verdict", r.verdict},
       {"confirmation", r.confirmation},
+      {"outputs", r.outputs},
       {"detail", r.detail},
       {"note", r.note}};
 }
@@ -152,6 +153,7 @@ std::vector<Row> compare_samples(const std::vector<StatRequest>& requests,
     r.n_now = q.now.size();
     r.baseline_samples = q.baseline;
     r.now_samples = q.now;
+    r.outputs = q.outputs;
     r.detail = c.value("verdict", "");
     std::string note =
         c.contains("note") && c["note"].is_string() ? c["note"].get<std::string>() : "";
@@ -162,11 +164,7 @@ std::vector<Row> compare_samples(const std::vector<StatRequest>& requests,
     } else if (r.detail == "no detectable change") {
       r.verdict = kPass;
     } else {
-      r.verdict = kInconclusive;
-      if (const auto need = num(c, "reps_needed"))
-        note += std::string(note.empty() ? "" : "; ") + "~" +
-                std::to_string(static_cast<long>(*need)) + " runs per arm would resolve a " +
-                std::to_string(static_cast<int>(std::lround(q.min_effect * 100))) + " % change";
+      r.verdict = kInconclusive;  // abtest's note says what would resolve it
     }
     if (!q.note.empty()) note = q.note + (note.empty() ? "" : "; " + note);
     r.note = note;

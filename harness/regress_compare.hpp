@@ -38,6 +38,7 @@ struct Row {
   std::size_t n_baseline = 0, n_now = 0;
   std::vector<double> baseline_samples, now_samples;  // what the statistics saw (wall-clock)
   nlohmann::json confirmation;  // the second measurement of a timed regression, or null
+  std::vector<std::string> outputs;  // where the measured runs wrote (run directories, logs)
   std::string verdict;          // one of the constants above
   std::string detail;           // e.g. "identical", "within tolerance", abtest's verdict
   std::string note;
@@ -56,6 +57,7 @@ struct StatRequest {
   std::vector<double> baseline, now;
   double min_effect;
   std::string method, note;
+  std::vector<std::string> outputs;
 };
 
 // One call of the Python statistics for all wall-clock rows. python: the interpreter

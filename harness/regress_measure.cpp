@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/trace/percentile.hpp"
+#include "harness/regress_host.hpp"
 #include "harness/regress_process.hpp"
 
 namespace prooflab::harness {
@@ -15,11 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) throw std::logic_error("median of nothing");
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+double median_of(const std::vector<double>& v) {
+  const auto m = trace::percentile(v, 0.5);
+  if (!m) throw std::logic_error("median of nothing");
+  return *m;
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -75,12 +76,12 @@ std::vector<double> workload_seconds(const fs::path& stdout_path, const std::str
 }
 
 // One arm of a wall-clock repetition: runs it and returns its figures (one, or one per
-// matching run of an experiment).
+// matching run of an experiment); appends where it wrote to `outputs`.
 std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ctx,
                                        const fs::path& exe, const std::string& arm,
-                                       unsigned index) {
-  const std::string run_id = arm + "-" + std::to_string(index);
-  const fs::path out_dir = ctx.tmp / ("wallclock-" + m.name) / arm;
+                                       unsigned index, std::vector<std::string>& outputs) {
+  const std::string run_id = ctx.pass + "-" + arm + "-" + std::to_string(index);
+  const fs::path out_dir = ctx.tmp / ("wallclock-" + m.name) / ctx.pass / arm;
   const fs::path param_dir = ctx.tmp / ("params-" + arm);
   fs::create_directories(out_dir);
   auto substitute = [&](const std::string& a) {
@@ -109,6 +110,7 @@ std::vector<double> run_wallclock_once(const Metric& m, const MeasureContext& ct
     for (const auto& a : spec.argv) line += a + " ";
     std::fprintf(stderr, "regress: %s\n", line.c_str());
   }
+  outputs.push_back(m.source == "command" ? substitute(m.result_dir) : spec.stdout_path.string());
   double cpu_seconds = 0;
   const int rc = run_child(spec, &cpu_seconds);
   if (rc != 0)
@@ -344,6 +346,7 @@ std::map<std::string, Measurement> measure_instructions(const std::vector<const 
 
 Measurement measure_wallclock(const Metric& m, const MeasureContext& ctx) {
   Measurement r;
+  const double load_before = load_average_1m();
   const bool interleave =
       !ctx.against_exe.empty() && (m.source != "workload" || ctx.against_has_workload);
   const unsigned total = m.warmup + m.repetitions;
@@ -354,8 +357,8 @@ Measurement measure_wallclock(const Metric& m, const MeasureContext& ctx) {
       order = (i % 2 == 0) ? std::vector<std::string>{"baseline_build", "now"}
                            : std::vector<std::string>{"now", "baseline_build"};
     for (const auto& arm : order) {
-      const auto v =
-          run_wallclock_once(m, ctx, arm == "now" ? ctx.self_exe : ctx.against_exe, arm, i);
+      const auto v = run_wallclock_once(m, ctx, arm == "now" ? ctx.self_exe : ctx.against_exe,
+                                        arm, i, r.outputs);
       if (i < m.warmup) continue;
       auto& dest = arm == "now" ? r.now : r.baseline_build;
       dest.insert(dest.end(), v.begin(), v.end());
@@ -365,6 +368,7 @@ Measurement measure_wallclock(const Metric& m, const MeasureContext& ctx) {
                    i < m.warmup ? " (warm-up, discarded)" : "");
   }
   r.measured = true;
+  r.conditions = measuring_conditions(load_before);
   const std::string what = m.source == "workload"
                                ? m.field + ", median of " + std::to_string(m.repeat_per_process) +
                                      " kernel runs per process"

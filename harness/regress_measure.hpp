@@ -22,6 +22,8 @@ struct Measurement {
   std::string result_hash, baseline_build_result_hash;  // callgrind workloads
   std::string method;  // how the figures were obtained, for the table
   std::string note;
+  std::vector<std::string> outputs;  // per run: its output (run directory or stdout log)
+  nlohmann::json conditions;  // wall-clock: host and load around it (regress_host.hpp)
 };
 
 struct MeasureContext {
@@ -32,6 +34,10 @@ struct MeasureContext {
   std::string source_dir;             // {source_dir} in commands
   unsigned jobs = 2;                  // concurrent callgrind runs
   bool verbose = false;
+  // Names one measurement ("first", "confirmation"): each has its own output directories
+  // and run ids, so a second measurement is independent (a `matrix` command given the
+  // first one's directory would resume the complete experiment and only re-read it).
+  std::string pass = "first";
 };
 
 // The valgrind version string ("valgrind-3.19.0"); throws when valgrind cannot be run.

@@ -208,7 +208,7 @@ std::vector<msm::Scalar> msm_scalars(unsigned log_n) {
   const auto log_n = static_cast<unsigned>(r.n);
   const auto bases = msm_bases(log_n);
   const auto scalars = msm_scalars(log_n);
-  parallel::ThreadPool pool(1, "workload");  // no workers: everything on this thread
+  parallel::ThreadPool pool(parallel::kOnCaller, "workload");  // everything on this thread
   CountedRegion region(r);
   const auto sum = msm::msm<G1Curve>(bases, scalars, pool);
   const Fp pad = injected_work(r.inject_fp_muls);
@@ -224,7 +224,7 @@ std::vector<msm::Scalar> msm_scalars(unsigned log_n) {
   std::mt19937_64 rng(3);
   std::vector<Fr> a(d.size());
   for (auto& x : a) x = Fr::random(rng);
-  parallel::ThreadPool pool(1, "workload");
+  parallel::ThreadPool pool(parallel::kOnCaller, "workload");
   CountedRegion region(r);
   poly::ntt(a, d, pool);
   const Fp pad = injected_work(r.inject_fp_muls);
@@ -236,7 +236,7 @@ std::vector<msm::Scalar> msm_scalars(unsigned log_n) {
 }
 
 [[gnu::noinline]] void kernel_prove(WorkloadResult& r) {
-  parallel::ThreadPool pool(1, "workload");
+  parallel::ThreadPool pool(parallel::kOnCaller, "workload");
   const auto circuit = circuits::make_circuit("porep-like", r.n, 0);
   const auto cs = circuits::synthesize_shape(*circuit);
   const auto pk = groth16::generate_parameters(cs, groth16::ToxicWaste::generate(42), pool);

@@ -15,8 +15,12 @@ Verdicts, with "better" meaning lower for times and higher for rates:
 * no detectable change: the whole CI lies inside (-min_effect, +min_effect) -- any
   effect there is smaller than what we care about (an A/A comparison lands here);
 * inconclusive: anything else -- the CI reaches past the threshold on a side the test
-  cannot confirm. `reps_needed` then estimates the repetitions per arm that would
-  resolve a `min_effect` difference at 80 % power given the observed noise.
+  cannot confirm. `reps_needed` is then the repetitions per arm that would resolve a
+  `min_effect` difference at 80 % power given the observed noise, and the note says what
+  to run (`--reps N`); where that would take more than stats.MAX_PRACTICAL_REPS runs,
+  reps_needed is NaN and the note says to lower the noise instead.
+
+The statistics themselves (bootstrap, rank test, sample size) live in stats.py.
 
 A 0.3 % difference from one run each is noise, not a result: with fewer than two runs
 per arm, or too few for the rank test to be able to reach p < alpha at all (3 vs 3 at
@@ -26,13 +30,13 @@ bootstrap leans -- a bootstrap over three values is overconfident.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+
+from . import stats
 
 # Direction of "better" for the metrics that run_metrics produces.
 HIGHER_IS_BETTER: frozenset[str] = frozenset(
@@ -79,56 +83,6 @@ class Comparison:
     note: str
 
 
-def _rank_test_can_reach(n_a: int, n_b: int, alpha: float) -> bool:
-    """Whether a two-sided Mann-Whitney U on arms of these sizes can give p < alpha at
-    all (its smallest p-value, with complete separation, is 2 / C(n_a + n_b, n_a))."""
-    return 2.0 / math.comb(n_a + n_b, n_a) < alpha
-
-
-def _min_reps_for_rank_test(alpha: float) -> int:
-    """Smallest n per arm for which a two-sided Mann-Whitney U can reach p < alpha
-    (its smallest p-value with equal arms is 2 / C(2n, n))."""
-    n = 1
-    while 2.0 / math.comb(2 * n, n) >= alpha:
-        n += 1
-    return n
-
-
-def reps_needed(
-    baseline: Sequence[float], variant: Sequence[float], min_effect: float, alpha: float = 0.05, power: float = 0.8
-) -> float:
-    """Repetitions per arm to detect a `min_effect` relative difference with `power`,
-    from the pooled relative standard deviation of both arms (normal approximation:
-    n = 2 (z_{1-alpha/2} + z_power)^2 sigma^2 / min_effect^2), and at least the number the
-    rank test needs to be able to reach alpha. NaN when the noise cannot be estimated."""
-    a = np.asarray(baseline, dtype="float64")
-    b = np.asarray(variant, dtype="float64")
-    if a.size < 2 or b.size < 2 or a.mean() == 0:
-        return float("nan")
-    pooled = math.sqrt(((a.size - 1) * a.var(ddof=1) + (b.size - 1) * b.var(ddof=1)) / (a.size + b.size - 2))
-    sigma = pooled / abs(a.mean())
-    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
-    n = 2.0 * z * z * sigma * sigma / (min_effect * min_effect)
-    return float(max(math.ceil(n), _min_reps_for_rank_test(alpha), 2))
-
-
-def bootstrap_rel_change(
-    baseline: np.ndarray, variant: np.ndarray, statistic: str, n_boot: int, seed: int, confidence: float
-) -> tuple[float, float]:
-    """Percentile CI of (stat(variant) - stat(baseline)) / stat(baseline)."""
-    rng = np.random.default_rng(seed)
-    fn = np.mean if statistic == "mean" else np.median
-    ia = rng.integers(0, baseline.size, size=(n_boot, baseline.size))
-    ib = rng.integers(0, variant.size, size=(n_boot, variant.size))
-    sa = fn(baseline[ia], axis=1)
-    sb = fn(variant[ib], axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = (sb - sa) / sa
-    rel = rel[np.isfinite(rel)]
-    tail = (1.0 - confidence) / 2.0
-    return float(np.quantile(rel, tail)), float(np.quantile(rel, 1.0 - tail))
-
-
 def compare(
     baseline: Iterable[float],
     variant: Iterable[float],
@@ -152,14 +106,16 @@ def compare(
     a = np.asarray(list(baseline), dtype="float64")
     b = np.asarray(list(variant), dtype="float64")
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
-    fn = np.mean if statistic == "mean" else np.median
     nan = float("nan")
-    base_value = float(fn(a)) if a.size else nan
-    var_value = float(fn(b)) if b.size else nan
+    base_value = float(stats.center(a, statistic)) if a.size else nan
+    var_value = float(stats.center(b, statistic)) if b.size else nan
     rel = (var_value - base_value) / base_value if a.size and b.size and base_value != 0 else nan
 
     def result(verdict: str, lo: float, hi: float, p: float, note: str) -> Comparison:
-        needed = reps_needed(a, b, min_effect, alpha) if verdict == "inconclusive" else nan
+        needed = nan
+        if verdict == "inconclusive" and base_value != 0:
+            needed, advice = stats.advice_for_more_reps(a, b, min_effect, alpha)
+            note = f"{note}; {advice}" if note else advice
         return Comparison(metric, statistic, higher_is_better, int(a.size), int(b.size), base_value, var_value,
                           rel, lo, hi, p, min_effect, verdict, needed, note)
 
@@ -167,16 +123,13 @@ def compare(
         return result("inconclusive", nan, nan, nan, "fewer than 2 repetitions in an arm: no estimate of noise")
     if base_value == 0:
         return result("inconclusive", nan, nan, nan, "baseline is 0: relative change undefined")
-    if not _rank_test_can_reach(a.size, b.size, alpha):
+    if not stats.rank_test_can_reach(a.size, b.size, alpha):
         # A bootstrap over 2-3 runs per arm is overconfident; refuse both kinds of verdict.
-        lo, hi = bootstrap_rel_change(a, b, statistic, n_boot, seed, confidence)
+        lo, hi = stats.bootstrap_rel_change(a, b, statistic, n_boot, seed, confidence)
         return result("inconclusive", lo, hi, nan,
                       f"{a.size} vs {b.size} runs: too few for the rank test to reach p < {alpha:g}")
-    lo, hi = bootstrap_rel_change(a, b, statistic, n_boot, seed, confidence)
-    if np.all(a == a[0]) and np.all(b == a[0]):
-        p = 1.0
-    else:
-        p = float(stats.mannwhitneyu(b, a, alternative="two-sided").pvalue)
+    lo, hi = stats.bootstrap_rel_change(a, b, statistic, n_boot, seed, confidence)
+    p = stats.mann_whitney_p(a, b)
 
     sign = 1.0 if higher_is_better else -1.0
     good, good_lo, good_hi = sign * rel, min(sign * lo, sign * hi), max(sign * lo, sign * hi)

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from . import integrity as integrity_mod
+from . import stats as stats_mod
 from . import schema
 from .loaders import Run, is_run_dir, load_run, stage_long
 
@@ -348,13 +349,10 @@ def job_latency(timeline: pd.DataFrame, exclude: Iterable[int] = ()) -> pd.DataF
 
 
 def latency_percentiles(latency: pd.DataFrame, q: Sequence[float] = (50, 95)) -> dict[str, float]:
-    """{'p50': .., 'p95': ..} in seconds (numpy's linear interpolation); NaN if empty."""
+    """{'p50': .., 'p95': ..} in seconds (stats.percentile, the definition summary.json's
+    latency_s uses too); NaN if empty."""
     values = latency["latency_s"].to_numpy(dtype="float64")
-    out = {}
-    for p in q:
-        key = f"p{p:g}"
-        out[key] = float(np.percentile(values, p)) if values.size else float("nan")
-    return out
+    return {f"p{p:g}": stats_mod.percentile(values, p) for p in q}
 
 
 def throughput(timeline: pd.DataFrame, exclude: Iterable[int] = ()) -> dict[str, Any]:
@@ -453,7 +451,7 @@ def stage_summary(long: pd.DataFrame, exclude: Iterable[int] = ()) -> pd.DataFra
             "n": grouped.size(),
             "mean_ms": grouped.mean() / 1e3,
             "median_ms": grouped.median() / 1e3,
-            "p95_ms": grouped.quantile(0.95) / 1e3,
+            "p95_ms": grouped.agg(lambda v: stats_mod.percentile(v, 95)) / 1e3,
             "max_ms": grouped.max() / 1e3,
         }
     ).reset_index()

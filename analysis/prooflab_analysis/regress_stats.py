@@ -1,7 +1,7 @@
 """Wall-clock statistics for `prooflab regress`: abtest.compare over JSON.
 
 The C++ command line measures; the statistics (percentile bootstrap CI of the relative
-change, Mann-Whitney U, minimum effect, verdicts) live once, in abtest.py, and this module
+change, Mann-Whitney U, minimum effect, verdicts) live once, in stats.py and abtest.py, and this module
 only moves numbers in and out:
 
     python -m prooflab_analysis.regress_stats < request.json > response.json

@@ -49,6 +49,10 @@ class Backend {
   virtual int num_devices() const = 0;
   virtual std::uint64_t vram_budget(int device) const = 0;
   virtual std::uint64_t vram_used(int device) const = 0;
+  // The device's high-water mark of accounted memory since the last reset_vram_peak (which
+  // sets it to the memory in use): scratch taken and freed inside run_gpu_phase included.
+  virtual std::uint64_t vram_peak(int device) const = 0;
+  virtual void reset_vram_peak(int device) = 0;
   // Device memory a partition of this size needs (inputs + scratch).
   virtual std::uint64_t partition_vram_bytes(std::size_t domain_size) const = 0;
 

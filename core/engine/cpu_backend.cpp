@@ -27,17 +27,20 @@ CpuBackend::CpuBackend(int devices, std::uint64_t vram_limit, unsigned device_th
   }
 }
 
-// a (32 B/element), b and c (64 B together) as the reference's d_a and d_bc, plus MSM
-// scratch of about 13 B/element (1.6–1.8 GiB at 2^27 in the reference).
+// a (32 B/element), b and c (64 B together) as the reference's d_a and d_bc, staged for the
+// partition; plus MSM scratch of about 13 B/element (1.6–1.8 GiB at 2^27 in the reference),
+// taken for the GPU phase only, as the CUDA backend's allocator does.
+constexpr std::uint64_t kStagedBytesPerElement = 32 + 64, kScratchBytesPerElement = 13;
+
 std::uint64_t CpuBackend::partition_vram_bytes(std::size_t domain_size) const {
-  return static_cast<std::uint64_t>(domain_size) * (32 + 64 + 13);
+  return static_cast<std::uint64_t>(domain_size) * (kStagedBytesPerElement + kScratchBytesPerElement);
 }
 
 std::unique_ptr<DeviceBuffers> CpuBackend::stage(int device, const groth16::SynthesizedPartition& part,
                                                  const char* stage_name) {
   EmulatedDevice& dev = *devices_.at(device);
   DeviceOperation op(dev);
-  const std::uint64_t bytes = partition_vram_bytes(part.a.size());
+  const std::uint64_t bytes = static_cast<std::uint64_t>(part.a.size()) * kStagedBytesPerElement;
   dev.allocate(bytes, stage_name);
   auto buffers = std::make_unique<CpuDeviceBuffers>(dev, bytes);
   buffers->data.a = part.a;  // the upload: a real copy through memory
@@ -60,6 +63,13 @@ groth16::GpuPhaseSums CpuBackend::run_gpu_phase(int device, const groth16::Provi
   parallel::ThreadPool& pool = *pools_.at(device);
   DeviceOperation op(dev);
   auto& part = static_cast<CpuDeviceBuffers&>(buffers).data;
+  const std::uint64_t scratch = static_cast<std::uint64_t>(part.a.size()) * kScratchBytesPerElement;
+  dev.allocate(scratch, "gpu_phase scratch");
+  struct Release {
+    EmulatedDevice& d;
+    std::uint64_t bytes;
+    ~Release() { d.release(bytes); }
+  } release_scratch{dev, scratch};
   return groth16::gpu_phase(pk, part, plan, pool, nullptr, [&](const char* name, double s) {
     on_substage(name, static_cast<std::int64_t>(s * 1e6));
   });

@@ -21,6 +21,8 @@ class CpuBackend final : public Backend {
   int num_devices() const override { return static_cast<int>(devices_.size()); }
   std::uint64_t vram_budget(int device) const override { return devices_.at(device)->capacity(); }
   std::uint64_t vram_used(int device) const override { return devices_.at(device)->used(); }
+  std::uint64_t vram_peak(int device) const override { return devices_.at(device)->peak(); }
+  void reset_vram_peak(int device) override { devices_.at(device)->reset_peak(); }
   std::uint64_t partition_vram_bytes(std::size_t domain_size) const override;
 
   std::unique_ptr<DeviceBuffers> stage(int device, const groth16::SynthesizedPartition& part,

@@ -14,6 +14,11 @@ std::uint64_t EmulatedDevice::peak() const {
   return peak_;
 }
 
+void EmulatedDevice::reset_peak() {
+  std::lock_guard lock(mutex_);
+  peak_ = used_;
+}
+
 void EmulatedDevice::allocate(std::uint64_t bytes, const std::string& stage) {
   std::lock_guard lock(mutex_);
   if (used_ + bytes > capacity_) throw OutOfDeviceMemory(index_, stage, bytes, used_, capacity_);

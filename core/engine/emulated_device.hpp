@@ -20,6 +20,7 @@ class EmulatedDevice {
   std::uint64_t capacity() const { return capacity_; }
   std::uint64_t used() const;
   std::uint64_t peak() const;
+  void reset_peak();  // peak := used
 
   // Charges bytes; throws OutOfDeviceMemory naming the stage when it does not fit.
   void allocate(std::uint64_t bytes, const std::string& stage);

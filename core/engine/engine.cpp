@@ -21,6 +21,7 @@
 #include "core/groth16/qap.hpp"
 #include "core/groth16/verifier.hpp"
 #include "core/parallel/thread_pool.hpp"
+#include "core/trace/percentile.hpp"
 
 namespace prooflab::engine {
 namespace {
@@ -336,7 +337,7 @@ class Engine {
     part.row.lock_wait_us = g0 - wait0;
     std::int64_t substage_sum = 0;
     groth16::GpuPhaseSums sums;
-    std::uint64_t vram_before = be.vram_used(device);
+    be.reset_vram_peak(device);  // held lock: the peak from here is this phase's
     {
       // Whatever happens below, the lock is released with GPU_END recorded.
       struct EndGuard {
@@ -364,7 +365,6 @@ class Engine {
         }
         buffers = be.stage(device, part.synth, "gpu_phase");
       }
-      part.row.vram_peak_bytes = std::max(vram_before, be.vram_used(device));
       // Sub-stage ranges: the backend runs ntt_h, batch_add, tail_msm in this order and
       // reports each as it ends, so each range runs from the previous one's end to its own.
       StageRange sub_range(stages, Stage::kNttH, tag);
@@ -382,6 +382,7 @@ class Engine {
         if (e == Event::kTailMsm) part.row.tail_msm_us = dur;
       });
       sub_range.end();
+      part.row.vram_peak_bytes = be.vram_peak(device);  // staged buffers and phase scratch
       buffers.reset();  // device memory back before the lock goes
     }
     part.row.gpu_total_us = substage_sum;
@@ -536,10 +537,9 @@ class Engine {
                             {"min", *std::min_element(v.begin(), v.end())},
                             {"max", *std::max_element(v.begin(), v.end())}};
     };
-    auto pct = [](std::vector<double> v, double q) -> nlohmann::json {
-      if (v.empty()) return nullptr;
-      std::sort(v.begin(), v.end());
-      return v[std::min(v.size() - 1, static_cast<std::size_t>(q * (v.size() - 1) + 0.5))];
+    auto pct = [](const std::vector<double>& v, double q) -> nlohmann::json {
+      const auto p = trace::percentile(v, q);
+      return p ? nlohmann::json(*p) : nlohmann::json(nullptr);
     };
     const double total_s = (end_us_ - start_us_) / 1e6;
     out.summary = {{"count", cfg_.count},

@@ -1,12 +1,23 @@
 #include "core/parallel/thread_pool.hpp"
 
+#include <pthread.h>
+
 namespace prooflab::parallel {
+
+namespace {
+// The pool whose worker the current thread is (null elsewhere): tells nested use apart.
+thread_local const ThreadPool* current_pool = nullptr;
+}  // namespace
 
 ThreadPool::ThreadPool(unsigned threads, std::string name) : name_(std::move(name)) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  workers_.reserve(threads - 1);
-  for (unsigned i = 0; i + 1 < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  workers_.reserve(threads);
+  for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }
+
+ThreadPool::ThreadPool(OnCaller, std::string name) : name_(std::move(name)) {}
+
+bool ThreadPool::on_worker() const { return current_pool == this; }
 
 ThreadPool::~ThreadPool() {
   {
@@ -26,6 +37,8 @@ void ThreadPool::enqueue(std::function<void()> job) {
 }
 
 void ThreadPool::worker_loop() {
+  current_pool = this;
+  pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
   for (;;) {
     std::function<void()> job;
     {
@@ -81,7 +94,8 @@ void ThreadPool::parallel_for(std::size_t n, std::size_t min_chunk,
   // A few chunks per thread balance uneven chunk costs without much claiming overhead.
   std::size_t chunk = std::max(min_chunk, (n + 4 * threads - 1) / (4 * threads));
   const std::size_t chunks = (n + chunk - 1) / chunk;
-  if (chunks == 1 || workers_.empty()) {
+  const bool nested = on_worker();
+  if (workers_.empty() || (nested && (chunks == 1 || workers_.size() == 1))) {
     fn(0, n);
     return;
   }
@@ -90,9 +104,11 @@ void ThreadPool::parallel_for(std::size_t n, std::size_t min_chunk,
   state->chunk = chunk;
   state->chunks = chunks;
   state->fn = fn;
-  const std::size_t helpers = std::min<std::size_t>(workers_.size(), chunks - 1);
+  // Outside callers only wait, so the pool's threads are the only ones doing the work.
+  const std::size_t helpers =
+      nested ? std::min(workers_.size() - 1, chunks - 1) : std::min(workers_.size(), chunks);
   for (std::size_t i = 0; i < helpers; ++i) enqueue([state] { state->run_chunks(); });
-  state->run_chunks();
+  if (nested) state->run_chunks();
   {
     std::unique_lock lock(state->mutex);
     state->cv.wait(lock, [&] { return state->done.load(std::memory_order_acquire) == chunks; });

@@ -1,10 +1,14 @@
 // The one thread-pool type of prooflab. It is always passed in as an argument (never a
 // hidden global), because its size is an experimental knob: `gpu_threads` sizes the
-// "groth16 pool" that b_g2_msm and prep_msm run on, `synth_threads` the synthesis pool.
+// "groth16 pool" that b_g2_msm runs on, `synth_threads` the synthesis pool.
 //
-// parallel_for lets the calling thread work too and claims chunks from a shared counter,
-// so it is safe to call from inside a pool task (nested use never deadlocks: if every
-// worker is busy the caller simply does all chunks itself).
+// A pool of n threads means exactly n threads do its work, whoever calls it: submit() runs
+// the task on a worker, never on the caller; parallel_for called from outside the pool
+// hands every chunk to the workers and waits, and called from inside a pool task (nested
+// use) the calling worker takes chunks too, with at most n - 1 others. Nested use never
+// deadlocks: if every other worker is busy the calling worker does all chunks itself.
+// Where a measurement wants the work on the calling thread (instruction counts, the
+// calling thread's CPU clock), construct the pool with kOnCaller: it has no threads.
 #pragma once
 
 #include <algorithm>
@@ -23,26 +27,33 @@
 
 namespace prooflab::parallel {
 
+// Tag for a pool without threads of its own: all its work runs on the thread that calls it.
+struct OnCaller {};
+inline constexpr OnCaller kOnCaller{};
+
 class ThreadPool {
  public:
-  // threads = 0 means one per hardware thread. A pool of size 1 has no workers: everything
-  // runs on the calling thread (a pure serial baseline for benchmarks).
+  // `threads` worker threads; 0 means one per hardware thread. Workers carry `name` as
+  // their OS thread name (first 15 characters), so top, perf and tests can tell pools apart.
   explicit ThreadPool(unsigned threads = 0, std::string name = "pool");
+  ThreadPool(OnCaller, std::string name);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  // Total threads that work on a parallel_for: the workers plus the caller.
-  unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+  // Threads that do the pool's work: its workers, or 1 (the caller) for a kOnCaller pool.
+  unsigned size() const { return workers_.empty() ? 1u : static_cast<unsigned>(workers_.size()); }
   const std::string& name() const { return name_; }
+  // True on one of this pool's worker threads.
+  bool on_worker() const;
 
   // Calls fn(begin, end) over [0, n) split into chunks of at least min_chunk items, on the
-  // workers and the calling thread; returns when all chunks are done. The first exception
-  // thrown by a chunk is rethrown here (the remaining chunks still run).
+  // pool's threads (see the header comment); returns when all chunks are done. The first
+  // exception thrown by a chunk is rethrown here (the remaining chunks still run).
   void parallel_for(std::size_t n, std::size_t min_chunk,
                     const std::function<void(std::size_t, std::size_t)>& fn);
 
-  // Runs fn on a worker (on the caller when the pool has none) and returns its future.
+  // Runs fn on a worker (on the caller for a kOnCaller pool) and returns its future.
   template <class Fn>
   auto submit(Fn&& fn) -> std::future<decltype(fn())> {
     using R = decltype(fn());

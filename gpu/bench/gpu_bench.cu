@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "core/trace/percentile.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/bench/host_inputs.hpp"
@@ -104,7 +105,7 @@ Stats summarize(std::vector<double> ms) {
   std::sort(ms.begin(), ms.end());
   s.min = ms.front();
   s.max = ms.back();
-  s.median = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+  s.median = *prooflab::trace::percentile(ms, 0.5);
   double sum = 0;
   for (double x : ms) sum += x;
   s.mean = sum / ms.size();

@@ -65,8 +65,8 @@ class CudaBackend final : public prooflab::engine::Backend {
 
   // The allocator's high-water mark on a device (bytes accounted, scratch included) and its
   // reset to the current use: what a phase really took, to check partition_vram_bytes by.
-  std::uint64_t vram_peak(int device) const;
-  void reset_vram_peak(int device);
+  std::uint64_t vram_peak(int device) const override;
+  void reset_vram_peak(int device) override;
 
   // Largest number of tail points given to one device MSM; longer tails run in chunks so the
   // tail's device footprint stays within the H phase's (see partition_vram_bytes).

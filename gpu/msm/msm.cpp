@@ -165,18 +165,12 @@ void Msm::for_each_batch(const G1AffineRaw* h_bases, std::size_t n, std::size_t 
   memory::DeviceBuffer<G1AffineRaw> buf[2] = {scratch<G1AffineRaw>(alloc_, batch, stream, stage),
                                               scratch<G1AffineRaw>(alloc_, batches > 1 ? batch : 1,
                                                                    stream, stage)};
-  cudaStream_t copy = nullptr;
-  cudaEvent_t ready[2] = {nullptr, nullptr};
-  check_cuda(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking), "cudaStreamCreate(msm copy)");
-  const auto cleanup = [&] {
-    for (auto& e : ready)
-      if (e) cudaEventDestroy(e);
-    cudaStreamSynchronize(copy);
-    cudaStreamDestroy(copy);
-  };
+  CopyStream& side = copy_stream();
+  cudaStream_t copy = side.stream;
+  cudaEvent_t* ready = side.ready;
+  // The buffers go back to the pool when this call returns: the copies into them must be done.
+  const auto cleanup = [&] { cudaStreamSynchronize(copy); };
   try {
-    for (auto& e : ready)
-      check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate(msm copy)");
     // The buffers come from the pool in `stream`'s order: make that visible to the copy stream.
     check_cuda(cudaEventRecord(ready[0], stream), "cudaEventRecord");
     check_cuda(cudaStreamWaitEvent(copy, ready[0]), "cudaStreamWaitEvent");
@@ -200,6 +194,31 @@ void Msm::for_each_batch(const G1AffineRaw* h_bases, std::size_t n, std::size_t 
     throw;
   }
   cleanup();
+}
+
+Msm::CopyStream::CopyStream() {
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate(msm copy)");
+  try {
+    for (auto& e : ready)
+      check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate(msm copy)");
+  } catch (...) {
+    for (auto& e : ready)
+      if (e) cudaEventDestroy(e);
+    cudaStreamDestroy(stream);
+    throw;
+  }
+}
+
+Msm::CopyStream::~CopyStream() {
+  cudaStreamSynchronize(stream);
+  for (auto& e : ready)
+    if (e) cudaEventDestroy(e);
+  cudaStreamDestroy(stream);
+}
+
+Msm::CopyStream& Msm::copy_stream() {
+  if (!copy_) copy_ = std::make_unique<CopyStream>();
+  return *copy_;
 }
 
 G1XyzzRaw Msm::run_streamed(const G1AffineRaw* h_bases, const std::uint32_t* d_scalars,

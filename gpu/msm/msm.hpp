@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "gpu/memory/device_allocator.hpp"
 
@@ -97,7 +98,21 @@ class Msm {
   void for_each_batch(const G1AffineRaw* h_bases, std::size_t n, std::size_t batch,
                       cudaStream_t stream, const char* stage, Fn&& fn);
 
+  // The side stream (and its two events) of every streamed call of this Msm: made by the
+  // first streamed call and kept, so a run uses a fixed set of streams (one copy stream per
+  // lane) instead of one new stream per streamed MSM (284 in one run: an unreadable waterfall).
+  struct CopyStream {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t ready[2] = {nullptr, nullptr};
+    CopyStream();
+    ~CopyStream();
+    CopyStream(const CopyStream&) = delete;
+    CopyStream& operator=(const CopyStream&) = delete;
+  };
+  CopyStream& copy_stream();
+
   memory::DeviceAllocator& alloc_;
+  std::unique_ptr<CopyStream> copy_;
 };
 
 }  // namespace prooflab::gpu::msm

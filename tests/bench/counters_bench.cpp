@@ -150,7 +150,7 @@ void BM_counters_msm_pool(benchmark::State& state) {
     curve::batch_to_affine<curve::G1Curve>(jac, d->first);
     std::vector<field::Fr> k(kN);
     for (auto& x : k) x = field::Fr::random(rng);
-    parallel::ThreadPool one(1);
+    parallel::ThreadPool one(parallel::kOnCaller, "bench");
     d->second = msm::to_scalars(k, one);
     return d;
   }();

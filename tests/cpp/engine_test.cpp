@@ -10,10 +10,12 @@
 #include <mutex>
 #include <sstream>
 #include <tuple>
+#include <vector>
 
 #include "core/circuits/circuit.hpp"
 #include "core/engine/cpu_backend.hpp"
 #include "core/engine/engine.hpp"
+#include "core/groth16/qap.hpp"
 #include "core/groth16/setup.hpp"
 
 namespace {
@@ -225,6 +227,39 @@ TEST_F(EngineTest, TwoLockWithSmallVramTakesAndReportsTheFallback) {
   std::ifstream stages(o.dir / "stages.csv");
   const std::string all((std::istreambuf_iterator<char>(stages)), {});
   EXPECT_NE(all.find("skip_vram"), std::string::npos);
+}
+
+// vram_peak_bytes is the device's real peak during the GPU phase: the staged a, b, c and the
+// scratch the phase takes and frees (issue 16, item 4). It used to be read right after the
+// upload, so the scratch never showed. The CPU backend charges 96 B per domain element
+// when staging and 13 B more for the phase, as the CUDA backend's allocator would see.
+TEST_F(EngineTest, VramPeakIncludesThePhaseScratch) {
+  auto cfg = config();
+  cfg.gpu_workers_per_device = 1;  // one phase at a time: the peak is one partition's
+  const auto o = run(cfg);
+  ASSERT_EQ(o.result.summary["completed"], 4);
+  const std::uint64_t domain = groth16::qap_domain_size(*cs_);
+  const std::uint64_t expected = domain * (32 + 64) + domain * 13;
+  std::ifstream stages(o.dir / "stages.csv");
+  std::string header, line;
+  std::getline(stages, header);
+  std::vector<std::string> cols;
+  {
+    std::stringstream ss(header);
+    for (std::string c; std::getline(ss, c, ',');) cols.push_back(c);
+  }
+  const auto at = std::find(cols.begin(), cols.end(), "vram_peak_bytes") - cols.begin();
+  ASSERT_LT(static_cast<std::size_t>(at), cols.size());
+  int rows = 0;
+  while (std::getline(stages, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_GT(f.size(), static_cast<std::size_t>(at));
+    EXPECT_EQ(std::stoull(f[at]), expected) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 12);
 }
 
 TEST_F(EngineTest, OutOfDeviceMemoryFailsJobsNotTheBatch) {

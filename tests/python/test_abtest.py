@@ -10,7 +10,8 @@ import pytest
 
 from builders import write_ab_experiment
 from prooflab_analysis import metrics
-from prooflab_analysis.abtest import _min_reps_for_rank_test, ab_table, compare, metric_higher_is_better
+from prooflab_analysis.abtest import ab_table, compare, metric_higher_is_better
+from prooflab_analysis.stats import min_reps_for_rank_test
 from prooflab_analysis.loaders import load_experiment
 
 
@@ -57,14 +58,24 @@ def test_one_run_each_is_never_a_result() -> None:
     assert "fewer than 2 repetitions" in cmp.note
 
 
-def test_noisy_small_sample_is_inconclusive_with_reps_estimate() -> None:
+def test_noisy_small_sample_is_inconclusive_and_says_to_lower_the_noise() -> None:
     a = _sample(38.0, 0.05, 3, 5)
     b = _sample(38.0 * 0.97, 0.05, 3, 6)
     cmp = compare(a, b, higher_is_better=False)
     assert cmp.verdict == "inconclusive"
-    assert cmp.reps_needed >= 4 and float(cmp.reps_needed).is_integer()
     # ~5 % noise against a 2 % minimum effect needs on the order of 2 * 7.85 * 6.25 ~ 100 runs
-    assert 30 <= cmp.reps_needed <= 300
+    # per arm: not advice one can act on, so no count, and the note says what to do instead.
+    assert np.isnan(cmp.reps_needed)
+    assert "lower the noise first" in cmp.note and "runs per arm" in cmp.note
+
+
+def test_moderately_noisy_sample_gets_a_reps_command() -> None:
+    a = _sample(38.0, 0.012, 4, 9)
+    b = _sample(38.0 * 0.985, 0.012, 4, 10)
+    cmp = compare(a, b, higher_is_better=False)
+    assert cmp.verdict == "inconclusive"
+    assert 4 < cmp.reps_needed <= 30 and float(cmp.reps_needed).is_integer()
+    assert f"--reps {int(cmp.reps_needed)}" in cmp.note
 
 
 def test_bootstrap_is_seeded() -> None:
@@ -82,7 +93,7 @@ def test_parameters_are_validated() -> None:
 
 
 def test_rank_test_needs_four_reps_per_arm_at_5_percent() -> None:
-    assert _min_reps_for_rank_test(0.05) == 4  # 2 / C(8, 4) = 0.029; 2 / C(6, 3) = 0.1
+    assert min_reps_for_rank_test(0.05) == 4  # 2 / C(8, 4) = 0.029; 2 / C(6, 3) = 0.1
 
 
 def test_ab_table_over_an_experiment(tmp_path: Path) -> None:

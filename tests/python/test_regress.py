@@ -213,7 +213,8 @@ def test_gpu_bench_json_and_gpu_gating(tmp_path: Path, env: dict[str, str]) -> N
     devices = subprocess.run([str(BIN), "devices"], capture_output=True, text=True).stdout
     if not devices.startswith("GPU "):
         proc, table = regress(["--baseline", str(base), "--measure", "wallclock", "--metric", "gpu.measured"], env)
-        assert proc.returncode == 0, explain(proc)
+        # the only selected metric skipped: nothing compared, exit 3 (not a pass)
+        assert proc.returncode == 3 and "NOTHING COMPARED" in proc.stdout, explain(proc)
         r = row(table, "gpu.measured")
         assert r["verdict"] == "skipped" and ("CUDA" in r["note"] or "cuda" in r["note"]), r
 
