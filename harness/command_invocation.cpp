@@ -3,7 +3,6 @@
 #include <toml++/toml.h>
 
 #include <regex>
-#include <sstream>
 
 #include "harness/command_template.hpp"
 
@@ -17,14 +16,13 @@ std::string overlay_value(const std::string& literal,
   const std::string text = s->get();
   const std::string replaced = substitute(text, values);
   const auto names = template_placeholders(text);
-  std::ostringstream out;
   if (names.size() == 1 && text == "{" + names.front() + "}") {
     static const std::regex integer(R"(-?[0-9]+)");
     if (std::regex_match(replaced, integer)) return replaced;
     if (replaced == "true" || replaced == "false") return replaced;
   }
-  out << toml::value<std::string>(replaced);
-  return out.str();
+  // A JSON string is a TOML basic string (same escapes), always in double quotes.
+  return nlohmann::json(replaced).dump();
 }
 
 CommandInvocation make_invocation(const CommandSpec& spec, const Arm& arm, const RunContext& ctx) {

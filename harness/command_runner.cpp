@@ -187,8 +187,6 @@ class ExternalRun {
   // The run command, with counters and log capture around it.
   std::optional<Stop> measure(trace::RunDirectory& run_dir, Process* setup) {
     if (epoch_ns_ == 0) epoch_ns_ = trace::monotonic_ns();
-    counters::CounterSampler sampler(out("counters.csv"), epoch_ns_, counters_);
-    run_dir.set_metadata("counters", sampler.status_json());
     std::vector<std::pair<fs::path, fs::path>> followed;
     if (!inv_.logs.empty()) fs::create_directories(out("logs"));
     for (std::size_t i = 0; i < inv_.logs.size(); ++i) {
@@ -197,31 +195,37 @@ class ExternalRun {
       imported_logs_.push_back(copy);
     }
     LogFollower follower(followed);
-    std::optional<Stop> stop;
+    std::unique_ptr<Process> run;
     try {
-      auto run = spawn("run", inv_.run);
-      const WaitEnd end = run->wait(Seconds(spec_.run_timeout_s), rq_.stop);
-      if (end != WaitEnd::exited) run->end_group(Seconds(spec_.teardown_timeout_s));
-      else run->end_group(Seconds(1));  // what it left running in its group
-      record_exit("run", *run);
-      if (end == WaitEnd::timed_out)
-        stop = Stop{"failed",
-                    "run timed out after " + std::to_string(static_cast<int>(spec_.run_timeout_s)) +
-                        " s (run_timeout_s); its process group was killed",
-                    tail_of("run")};
-      else if (end == WaitEnd::stopped)
-        stop = Stop{"interrupted", "stopped during the run; its process group was ended", tail_of("run")};
-      else if (run->exit_code() != 0)
-        stop = Stop{"failed", "run command failed (" + run->describe() + ")", tail_of("run")};
-      else if (setup && setup->poll())
-        stop = Stop{"failed", "setup exited (" + setup->describe() + ") during the run", tail_of("setup")};
+      run = spawn("run", inv_.run);
     } catch (const std::exception& e) {
-      stop = Stop{"failed", std::string("run: ") + e.what(), ""};
+      return Stop{"failed", std::string("run: ") + e.what(), ""};
     }
+    // The proc source reads the prover's own counters: the daemon's, else the run command's.
+    counters::CounterOptions options = counters_;
+    options.proc_pid = setup ? setup->pid() : run->pid();
+    counters::CounterSampler sampler(out("counters.csv"), epoch_ns_, options);
+    run_dir.set_metadata("counters", sampler.status_json());
+    std::optional<Stop> stop;
+    const WaitEnd end = run->wait(Seconds(spec_.run_timeout_s), rq_.stop);
+    // Also what the run left behind in its group.
+    run->end_group(Seconds(end == WaitEnd::exited ? 1 : spec_.teardown_timeout_s));
+    record_exit("run", *run);
+    if (end == WaitEnd::timed_out)
+      stop = Stop{"failed",
+                  "run timed out after " + std::to_string(static_cast<int>(spec_.run_timeout_s)) +
+                      " s (run_timeout_s); its process group was killed",
+                  tail_of("run")};
+    else if (end == WaitEnd::stopped)
+      stop = Stop{"interrupted", "stopped during the run; its process group was ended", tail_of("run")};
+    else if (run->exit_code() != 0)
+      stop = Stop{"failed", "run command failed (" + run->describe() + ")", tail_of("run")};
+    else if (setup && setup->poll())
+      stop = Stop{"failed", "setup exited (" + setup->describe() + ") during the run", tail_of("setup")};
     follower.stop();
     sampler.stop();
     run_dir.set_metadata("counters", sampler.status_json());
-    nlohmann::json sampling = counters_.to_json();
+    nlohmann::json sampling = options.to_json();
     sampling.update(sampler.activity_json());
     sampling["epoch"] = inv_.setup.empty() ? "the run command's start" : "the setup command's start";
     run_dir.set_metadata("counter_sampling", sampling);

@@ -546,7 +546,7 @@ class Parser {
     }
     if (c.run.empty()) fail(c.line, "[runner]", "run", "missing: the command that runs the benchmark");
     if (c.ready_log.empty() != c.ready_pattern.empty())
-      fail(c.line, "[runner]", c.ready_log.empty() ? "ready_pattern" : "ready_log",
+      fail(c.line, "[runner]", c.ready_pattern.empty() ? "ready_pattern" : "ready_log",
            "ready_log and ready_pattern go together (the file to watch and the text to wait for)");
     if (!c.ready_log.empty() && !c.ready_command.empty())
       fail(c.ready_log.line, "[runner]", "ready_log",
@@ -622,7 +622,7 @@ class Parser {
             if (const auto* s = v->as_string()) check_template(section, "overlay." + path, s->get(), kline);
             std::ostringstream literal;
             if (const auto* arr = v->as_array()) literal << *arr;
-            else if (const auto* s = v->as_string()) literal << *s;
+            else if (const auto* s = v->as_string()) literal << nlohmann::json(s->get()).dump();
             else if (const auto* i = v->as_integer()) literal << *i;
             else if (const auto* f = v->as_floating_point()) literal << *f;
             else if (const auto* b = v->as_boolean()) literal << *b;

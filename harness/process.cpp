@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,8 @@
 #include <thread>
 
 namespace prooflab::harness {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -96,7 +99,27 @@ WaitEnd Process::wait(std::optional<std::chrono::duration<double>> timeout,
   return WaitEnd::exited;
 }
 
-bool Process::group_alive() const { return ::kill(-pid_, 0) == 0 || errno == EPERM; }
+// A live member of the group: a process in it that is not a zombie. kill(-pgid, 0) would
+// count zombies too, and orphaned ones wait for init, which may reap them only seconds later.
+bool Process::group_alive() const {
+  if (::kill(-pid_, 0) != 0 && errno != EPERM) return false;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    if (!std::getline(in, stat)) continue;
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so from the last ')'.
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (fields >> state >> ppid >> pgrp && pgrp == pid_ && state != 'Z' && state != 'X') return true;
+  }
+  return ec ? true : false;  // without /proc, kill(2) said the group exists
+}
 
 void Process::end_group(std::chrono::duration<double> grace) {
   if (pid_ <= 0 || group_ended_) return;
