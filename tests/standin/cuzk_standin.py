@@ -258,7 +258,8 @@ def bench(args: argparse.Namespace) -> int:
                 print("Error: proof RPC failed: transport error (STANDIN_FAIL)", file=sys.stderr, flush=True)
                 os._exit(3)
             if os.environ.get("STANDIN_HANG") == "1":
-                subprocess.Popen(["sleep", "3600"])
+                # A child that names the bench's arguments, so a test can see it is gone.
+                subprocess.Popen(["sh", "-c", 'sleep 3600; : "$@"', "standin-hang-child", *sys.argv])
                 while True:
                     time.sleep(3600)
 
