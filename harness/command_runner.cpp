@@ -40,11 +40,19 @@ using Seconds = std::chrono::duration<double>;
 constexpr std::size_t kTailLines = 20;
 constexpr double kVersionTimeoutS = 10;
 
-std::string read_file(const fs::path& p) {
+// The file's text from byte `from` on ("" when it is absent or shorter).
+std::string read_file(const fs::path& p, std::uintmax_t from = 0) {
   std::ifstream in(p, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(from));
   std::stringstream s;
-  s << in.rdbuf();
+  if (in) s << in.rdbuf();
   return s.str();
+}
+
+std::uintmax_t size_or_zero(const fs::path& p) {
+  std::error_code ec;
+  const auto n = fs::file_size(p, ec);
+  return ec ? 0 : n;
 }
 
 // Why a step ended the run early.
@@ -139,6 +147,9 @@ class ExternalRun {
   }
 
   std::optional<Stop> start_setup(std::unique_ptr<Process>& setup) {
+    // A log that outlives the runs (a daemon's own) holds earlier runs' lines: readiness is
+    // what this setup writes.
+    if (!inv_.ready_log.empty()) ready_log_from_ = size_or_zero(inv_.ready_log);
     epoch_ns_ = trace::monotonic_ns();  // the daemon's TIMELINE counts from about here
     try {
       setup = spawn("setup", inv_.setup);
@@ -170,7 +181,7 @@ class ExternalRun {
         }
         probe.end_group(Seconds(1));
         record_exit("ready", probe);
-      } else if (read_file(inv_.ready_log).find(spec_.ready_pattern) != std::string::npos) {
+      } else if (read_file(inv_.ready_log, ready_log_from_).find(spec_.ready_pattern) != std::string::npos) {
         return std::nullopt;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -278,6 +289,7 @@ class ExternalRun {
   nlohmann::json exits_ = nlohmann::json::object();
   std::vector<fs::path> imported_logs_;
   std::int64_t epoch_ns_ = 0;
+  std::uintmax_t ready_log_from_ = 0;
 };
 
 class CommandRunner final : public Runner {

@@ -158,6 +158,36 @@ def test_ab_over_the_standin_finds_the_effect_of_gpu_threads(tmp_path: Path) -> 
     assert run.summary["completed"] == 6 and run.summary["count"] == 6
     assert not processes_mentioning(str(tmp_path))
 
+    # report, trace and the A/B tables read it as they read the engine's runs.
+    for args in (["report", str(exp_dir)], ["trace", str(i2)]):
+        done = subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert "I2" in (exp_dir / "report" / "ab_s_per_proof.md").read_text()
+    assert json.loads((i2 / "trace.json").read_text())
+
+
+def test_a_daemon_log_shared_by_all_runs_is_split_by_run(tmp_path: Path) -> None:
+    """The daemon appends to one log that outlives every run (as /var/log/cuzk.log would);
+    each run captures only what was written while it ran."""
+    shared = tmp_path / "cuzk-daemon.log"
+    exp = daemon_experiment(tmp_path, "shared-log", "baseline = {}", reps=3, count=3, concurrency=3,
+                            extra_runner=f'logs = ["{shared}"]')
+    text = exp.read_text().replace('--listen unix://{run_dir}/cuzk.sock"', f'--listen unix://{{run_dir}}/cuzk.sock 2>> {shared}"')
+    text = text.replace('ready_log = "{run_dir}/setup.stderr"', f'ready_log = "{shared}"')
+    exp.write_text(text)
+    proc = run_matrix(exp, tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    whole = shared.read_text()
+    assert whole.count("GPU_END") == 3 * 3 * 4  # three runs of 3 proofs x 4 partitions
+    for rep in range(3):
+        run_dir = tmp_path / "out" / "shared-log" / "base" / "baseline" / str(rep)
+        assert (run_dir / "setup.stderr").read_text() == ""
+        copy = (run_dir / "logs" / "0-cuzk-daemon.log").read_text()
+        assert copy in whole
+        run = load_run(run_dir)
+        assert (run.timeline["event"] == "GPU_END").sum() == 3 * 4
+        assert run.timeline["job"].nunique() == 3
+
 
 def test_aa_over_the_standin_finds_nothing(tmp_path: Path) -> None:
     # The same config twice (the variant sets the base's value again).
