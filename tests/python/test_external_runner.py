@@ -205,9 +205,11 @@ def test_faults_fail_their_run_only_and_resume_redoes_them(tmp_path: Path) -> No
     broken.write_text("")
     # Each fault is switched on by the variant's env while the file `broken` exists.
     faults = tmp_path / "faults.sh"
-    faults.write_text(f'[ -e {broken} ] || unset STANDIN_FAIL STANDIN_HANG STANDIN_SILENT\nexec "$@"\n')
+    faults.write_text(f'[ -e {broken} ] || unset STANDIN_FAIL STANDIN_HANG STANDIN_SILENT STANDIN_DAEMON_FAIL\n'
+                      'exec "$@"\n')
     variants = (
         'baseline = {}\n'
+        'daemon_fail = { env = { STANDIN_DAEMON_FAIL = "1" } }\n'
         'fail = { env = { STANDIN_FAIL = "1" } }\n'
         'hang = { env = { STANDIN_HANG = "1" } }\n'
         'silent = { env = { STANDIN_SILENT = "1" } }\n'
@@ -215,19 +217,23 @@ def test_faults_fail_their_run_only_and_resume_redoes_them(tmp_path: Path) -> No
     exp = daemon_experiment(tmp_path, "faults", variants, reps=1, count=4, concurrency=2,
                             extra_runner="")
     text = exp.read_text().replace('run = "exec ', f'run = "exec sh {faults} ').replace(
+        'setup = "exec ', f'setup = "exec sh {faults} ').replace(
         "run_timeout_s = 60", "run_timeout_s = 3")
     exp.write_text(text)
     out = tmp_path / "out"
     proc = run_matrix(exp, out)
     assert proc.returncode != 0
-    assert "3 of 4 runs did not complete" in proc.stderr
+    assert "4 of 5 runs did not complete" in proc.stderr
     exp_dir = out / "faults"
     status = dict(zip(*[pd.read_csv(exp_dir / "index.csv")[c] for c in ("variant", "status")]))
-    assert status == {"baseline": "complete", "fail": "failed", "hang": "failed", "silent": "failed"}
+    assert status == {"baseline": "complete", "daemon_fail": "failed", "fail": "failed", "hang": "failed",
+                      "silent": "failed"}
 
     def failure(variant: str) -> dict:
         return json.loads((exp_dir / "base" / variant / "0" / "run.json").read_text())["failure"]
 
+    assert failure("daemon_fail")["reason"] == "setup exited (exit 1) before it was ready"
+    assert "failed to load config (STANDIN_DAEMON_FAIL)" in failure("daemon_fail")["output_tail"]
     assert failure("fail")["reason"] == "run command failed (exit 3)"
     assert "transport error (STANDIN_FAIL)" in failure("fail")["output_tail"]
     assert failure("hang")["reason"] == "run timed out after 3 s (run_timeout_s); its process group was killed"
@@ -244,9 +250,9 @@ def test_faults_fail_their_run_only_and_resume_redoes_them(tmp_path: Path) -> No
     baseline_started = json.loads((exp_dir / "base" / "baseline" / "0" / "run.json").read_text())["start_time"]
     proc = run_matrix(exp, out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "(1 were complete before, 3 ran now)" in proc.stdout
+    assert "(1 were complete before, 4 ran now)" in proc.stdout
     index = pd.read_csv(exp_dir / "index.csv")
-    assert list(index["status"]) == ["complete"] * 4
+    assert list(index["status"]) == ["complete"] * 5
     assert json.loads((exp_dir / "base" / "baseline" / "0" / "run.json").read_text())["start_time"] == baseline_started
 
 
