@@ -528,11 +528,6 @@ def run_metrics(
     nan = float("nan")
     if tl.empty:
         out.update({k: nan for k in ("window_s", "s_per_proof", "proofs_per_min", "gpu_busy", "kernel_busy")})
-        # A prover that writes no TIMELINE (a bench's output alone, imported by an external
-        # runner) still has its Batch Summary's throughput.
-        spp, ppm = run.summary.get("s_per_proof"), run.summary.get("throughput_proofs_per_min")
-        if isinstance(spp, (int, float)) and isinstance(ppm, (int, float)):
-            out.update({"s_per_proof": float(spp), "proofs_per_min": float(ppm), "throughput_source": "summary.json"})
         return out
     window = run_window(tl)
     tp = throughput(tl, excluded)

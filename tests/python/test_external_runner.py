@@ -321,9 +321,14 @@ I1 = {{ dealloc = "serialized" }}
             assert imported["failed"] == 0
             assert imported["s_per_proof"] == pytest.approx(inner["s_per_proof"], abs=5e-5)
             assert imported["total_s"] == pytest.approx(inner["total_s"], abs=5e-4)
-    table = ab(exp_dir)
+    # No TIMELINE in prooflab's stdout: the A/B tables take summary.json's throughput.
+    runs = metrics.experiment_metrics(load_experiment(exp_dir))
+    table = abtest.ab_table(runs, "summary.s_per_proof", n_boot=2000, higher_is_better=False)
     assert list(table["variant"]) == ["I1"]
     assert table.iloc[0]["n_baseline"] == 2 and table.iloc[0]["n_variant"] == 2
+    done = subprocess.run([str(BIN), "report", str(exp_dir)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "## A/B: s_per_proof (from `summary.s_per_proof`" in (exp_dir / "report" / "report.md").read_text()
 
 
 def test_shipped_phase11_external_experiment_parses_and_dry_runs(tmp_path: Path) -> None:
