@@ -287,6 +287,27 @@ def test_ctrl_c_tears_the_daemon_down(tmp_path: Path) -> None:
     assert not processes_mentioning(str(tmp_path))
 
 
+def test_a_killed_prooflab_leaves_no_daemon_behind(tmp_path: Path) -> None:
+    """kill -9 of prooflab (no teardown can run): the kernel's PR_SET_PDEATHSIG ends the
+    exec'd daemon and bench."""
+    exp = daemon_experiment(tmp_path, "killed", "baseline = {}", reps=1, count=200, concurrency=2)
+    env = dict(os.environ)
+    env.pop("TERM", None)
+    proc = subprocess.Popen([str(BIN), "matrix", str(exp), "--out", str(tmp_path / "out")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    stdout = tmp_path / "out" / "killed" / "base" / "baseline" / "0" / "run.stdout"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (stdout.exists() and "COMPLETED" in stdout.read_text()):
+        time.sleep(0.1)
+    assert len(processes_mentioning(str(tmp_path))) >= 2  # the daemon and the bench
+    proc.kill()
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and processes_mentioning(str(tmp_path)):
+        time.sleep(0.1)
+    assert not processes_mentioning(str(tmp_path))
+
+
 def test_prooflab_batch_as_the_external_command(tmp_path: Path) -> None:
     """prooflab's own batch, driven like any prover: its stdout alone is imported, and what
     it says matches the run directory it wrote itself."""
