@@ -41,7 +41,9 @@ CommandInvocation make_invocation(const CommandSpec& spec, const Arm& arm, const
     v["config"] = inv.config_copy.string();
     inv.config_base = substitute(spec.config.text, v);
   }
-  auto sub = [&](const CommandText& t) { return t.empty() ? std::string() : substitute(t.text, v); };
+  auto sub = [&](const CommandText& t) {
+    return t.empty() ? std::string() : substitute(t.text, v);
+  };
   inv.setup = sub(spec.setup);
   inv.ready_command = sub(spec.ready_command);
   inv.ready_log = sub(spec.ready_log);
@@ -51,7 +53,8 @@ CommandInvocation make_invocation(const CommandSpec& spec, const Arm& arm, const
   for (const auto& c : spec.versions) inv.versions.push_back(sub(c));
   for (const auto& [key, value] : arm.knobs) {
     if (key.rfind("env.", 0) == 0) inv.env.emplace_back(key.substr(4), substitute(value, v));
-    if (key.rfind("overlay.", 0) == 0) inv.overlay.emplace_back(key.substr(8), overlay_value(value, v));
+    if (key.rfind("overlay.", 0) == 0)
+      inv.overlay.emplace_back(key.substr(8), overlay_value(value, v));
   }
   return inv;
 }

@@ -24,8 +24,8 @@ struct RunContext {
 struct CommandInvocation {
   std::string setup, ready_command, ready_log, run, teardown;  // "" when not configured
   std::vector<std::string> logs, versions;
-  std::filesystem::path config_base, config_copy;  // the base file and <run_dir>/config.toml
-  std::vector<std::pair<std::string, std::string>> env;      // name -> value
+  std::filesystem::path config_base, config_copy;        // the base file and <run_dir>/config.toml
+  std::vector<std::pair<std::string, std::string>> env;  // name -> value
   std::vector<std::pair<std::string, std::string>> overlay;  // key path -> TOML value
   std::map<std::string, std::string> values;                 // placeholder -> text
 
@@ -40,6 +40,7 @@ CommandInvocation make_invocation(const CommandSpec& spec, const Arm& arm, const
 // The TOML text of an overlay value after substitution: a string that was exactly one
 // placeholder takes the type of what replaced it ("{gt}" with gt = 32 gives 32, "true" a
 // boolean); other strings stay strings; other values are kept as they are.
-std::string overlay_value(const std::string& literal, const std::map<std::string, std::string>& values);
+std::string overlay_value(const std::string& literal,
+                          const std::map<std::string, std::string>& values);
 
 }  // namespace prooflab::harness

@@ -70,8 +70,9 @@ class ExternalRun {
         counters_(counters),
         rq_(rq),
         dir_(fs::absolute(rq.out_parent / rq.run_id)),
-        inv_(make_invocation(spec, *rq.arm,
-                             RunContext{dir_, rq.run_id, rq.experiment, rq.cell, rq.variant, rq.rep})) {}
+        inv_(make_invocation(
+            spec, *rq.arm,
+            RunContext{dir_, rq.run_id, rq.experiment, rq.cell, rq.variant, rq.rep})) {}
 
   RunResult execute() {
     nlohmann::json meta = provenance();
@@ -174,21 +175,24 @@ class ExternalRun {
       const Seconds left = limit - (std::chrono::steady_clock::now() - t0);
       if (left.count() <= 0) break;
       if (!inv_.ready_command.empty()) {
-        Process probe(ProcessSpec{inv_.ready_command, inv_.env, out("ready.stdout"), out("ready.stderr")});
+        Process probe(
+            ProcessSpec{inv_.ready_command, inv_.env, out("ready.stdout"), out("ready.stderr")});
         if (probe.wait(left, rq_.stop) == WaitEnd::exited && probe.exit_code() == 0) {
           record_exit("ready", probe);
           return std::nullopt;
         }
         probe.end_group(Seconds(1));
         record_exit("ready", probe);
-      } else if (read_file(inv_.ready_log, ready_log_from_).find(spec_.ready_pattern) != std::string::npos) {
+      } else if (read_file(inv_.ready_log, ready_log_from_).find(spec_.ready_pattern) !=
+                 std::string::npos) {
         return std::nullopt;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    const std::string what = inv_.ready_command.empty()
-                                 ? "'" + spec_.ready_pattern + "' did not appear in " + inv_.ready_log
-                                 : "the readiness command never exited 0";
+    const std::string what =
+        inv_.ready_command.empty()
+            ? "'" + spec_.ready_pattern + "' did not appear in " + inv_.ready_log
+            : "the readiness command never exited 0";
     return Stop{"failed",
                 "setup not ready after " + std::to_string(static_cast<int>(spec_.ready_timeout_s)) +
                     " s (ready_timeout_s): " + what,
@@ -201,7 +205,8 @@ class ExternalRun {
     std::vector<std::pair<fs::path, fs::path>> followed;
     if (!inv_.logs.empty()) fs::create_directories(out("logs"));
     for (std::size_t i = 0; i < inv_.logs.size(); ++i) {
-      const fs::path copy = out("logs") / (std::to_string(i) + "-" + fs::path(inv_.logs[i]).filename().string());
+      const fs::path copy =
+          out("logs") / (std::to_string(i) + "-" + fs::path(inv_.logs[i]).filename().string());
       followed.emplace_back(inv_.logs[i], copy);
       imported_logs_.push_back(copy);
     }
@@ -228,17 +233,20 @@ class ExternalRun {
                       " s (run_timeout_s); its process group was killed",
                   tail_of("run")};
     else if (end == WaitEnd::stopped)
-      stop = Stop{"interrupted", "stopped during the run; its process group was ended", tail_of("run")};
+      stop = Stop{"interrupted", "stopped during the run; its process group was ended",
+                  tail_of("run")};
     else if (run->exit_code() != 0)
       stop = Stop{"failed", "run command failed (" + run->describe() + ")", tail_of("run")};
     else if (setup && setup->poll())
-      stop = Stop{"failed", "setup exited (" + setup->describe() + ") during the run", tail_of("setup")};
+      stop = Stop{"failed", "setup exited (" + setup->describe() + ") during the run",
+                  tail_of("setup")};
     follower.stop();
     sampler.stop();
     run_dir.set_metadata("counters", sampler.status_json());
     nlohmann::json sampling = options.to_json();
     sampling.update(sampler.activity_json());
-    sampling["epoch"] = inv_.setup.empty() ? "the run command's start" : "the setup command's start";
+    sampling["epoch"] =
+        inv_.setup.empty() ? "the run command's start" : "the setup command's start";
     run_dir.set_metadata("counter_sampling", sampling);
     return stop;
   }
@@ -247,8 +255,10 @@ class ExternalRun {
     if (!inv_.teardown.empty() && (setup || inv_.setup.empty())) {
       try {
         auto p = spawn("teardown", inv_.teardown);
-        if (p->wait(Seconds(spec_.teardown_timeout_s)) != WaitEnd::exited) p->end_group(Seconds(1));
-        else p->end_group(Seconds(1));
+        if (p->wait(Seconds(spec_.teardown_timeout_s)) != WaitEnd::exited)
+          p->end_group(Seconds(1));
+        else
+          p->end_group(Seconds(1));
         record_exit("teardown", *p);
       } catch (const std::exception& e) {
         exits_["teardown"] = {{"status", std::string("not started: ") + e.what()}};
@@ -276,7 +286,8 @@ class ExternalRun {
       return Stop{"failed", std::to_string(failed) + " proofs failed", tail_of("run")};
     if (!count.empty() && std::to_string(completed) != count)
       return Stop{"failed",
-                  "the Batch Summary counts " + std::to_string(completed) + " completed proofs, the run asked for " + count,
+                  "the Batch Summary counts " + std::to_string(completed) +
+                      " completed proofs, the run asked for " + count,
                   tail_of("run")};
     return std::nullopt;
   }

@@ -18,8 +18,8 @@ const char* runner_keys() {
 }
 
 std::vector<std::string> builtin_placeholders(const CommandSpec& spec) {
-  std::vector<std::string> out = {"count", "concurrency", "run_dir", "run_id",
-                                  "experiment", "cell", "variant", "rep"};
+  std::vector<std::string> out = {"count",      "concurrency", "run_dir", "run_id",
+                                  "experiment", "cell",        "variant", "rep"};
   if (!spec.config.empty()) out.push_back("config");
   return out;
 }

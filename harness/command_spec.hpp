@@ -17,8 +17,8 @@ struct CommandText {
 };
 
 struct CommandSpec {
-  bool enabled = false;  // false: the built-in engine runs every arm
-  int line = 0;          // where [runner] starts
+  bool enabled = false;       // false: the built-in engine runs every arm
+  int line = 0;               // where [runner] starts
   CommandText setup;          // started before the run, kept running through it (a daemon)
   CommandText ready_command;  // polled until it exits 0: the daemon answers
   CommandText ready_log;      // or: a file (e.g. {run_dir}/setup.stderr) ...

@@ -9,9 +9,8 @@ namespace {
 
 bool is_name(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '_' || c == '.';
-  });
+  return std::all_of(s.begin(), s.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.'; });
 }
 
 // Calls on_text for literal runs and on_name for placeholders.
@@ -23,9 +22,9 @@ void scan(const std::string& text, Text on_text, Name on_name) {
       on_text(std::string(1, c));
       i += 2;
     } else if (c == '}') {
-      throw TemplateError("a lone '}' at character " + std::to_string(i + 1) +
-                              " (write '}}' for a literal brace)",
-                          "");
+      throw TemplateError(
+          "a lone '}' at character " + std::to_string(i + 1) + " (write '}}' for a literal brace)",
+          "");
     } else if (c == '{') {
       const auto end = text.find('}', i + 1);
       if (end == std::string::npos)
@@ -34,8 +33,9 @@ void scan(const std::string& text, Text on_text, Name on_name) {
                             "");
       const std::string name = text.substr(i + 1, end - i - 1);
       if (!is_name(name))
-        throw TemplateError("'{" + name + "}' is not a placeholder name (letters, digits, _ and ., "
-                            "not starting with a digit; write '{{' for a literal brace)",
+        throw TemplateError("'{" + name +
+                                "}' is not a placeholder name (letters, digits, _ and ., "
+                                "not starting with a digit; write '{{' for a literal brace)",
                             "");
       on_name(name);
       i = end + 1;
@@ -66,7 +66,8 @@ std::string substitute(const std::string& text, const std::map<std::string, std:
       text, [&](const std::string& s) { out += s; },
       [&](const std::string& name) {
         const auto it = values.find(name);
-        if (it == values.end()) throw TemplateError("placeholder {" + name + "} has no value", name);
+        if (it == values.end())
+          throw TemplateError("placeholder {" + name + "} has no value", name);
         out += it->second;
       });
   return out;

@@ -34,12 +34,14 @@ std::string trim(const std::string& s) {
 
 Venv read_venv(const fs::path& dir) {
   const std::string how =
-      " Run `make deps` to create the project venv (.venv), or set PROOFLAB_VENV to a venv in which "
+      " Run `make deps` to create the project venv (.venv), or set PROOFLAB_VENV to a venv in "
+      "which "
       "`pip install -e analysis` was run.";
   const fs::path cfg = dir / "pyvenv.cfg";
   std::ifstream in(cfg);
   if (!in)
-    throw std::runtime_error("no Python venv at " + dir.string() + " (" + cfg.string() + " not found)." + how);
+    throw std::runtime_error("no Python venv at " + dir.string() + " (" + cfg.string() +
+                             " not found)." + how);
   Venv venv{dir, "", false};
   for (std::string line; std::getline(in, line);) {
     const auto eq = line.find('=');
@@ -48,23 +50,26 @@ Venv read_venv(const fs::path& dir) {
     if (key == "version" || key == "version_info") venv.version = value;
     if (key == "include-system-site-packages") venv.system_site_packages = value == "true";
   }
-  if (venv.version.empty()) throw std::runtime_error(cfg.string() + " names no Python version." + how);
+  if (venv.version.empty())
+    throw std::runtime_error(cfg.string() + " names no Python version." + how);
   return venv;
 }
 
-
-const std::string kEmbedded = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+const std::string kEmbedded =
+    std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
 
 fs::path site_packages(const Venv& venv) {
-  const auto major_minor = venv.version.substr(0, venv.version.find('.', venv.version.find('.') + 1));
+  const auto major_minor =
+      venv.version.substr(0, venv.version.find('.', venv.version.find('.') + 1));
   if (major_minor != kEmbedded) {
     const bool project_venv = venv.dir == fs::path(PROOFLAB_SOURCE_DIR) / ".venv";
-    throw std::runtime_error(
-        "the venv " + venv.dir.string() + " is Python " + venv.version + " but this prooflab embeds Python " +
-        PY_VERSION + "; compiled packages of one minor version do not load into another. Recreate the venv with python" +
-        kEmbedded + (project_venv ? " (rm -rf .venv && make deps)" : "") +
-        ", or reconfigure the build with -DPython_EXECUTABLE=" + (venv.dir / "bin" / "python").string() +
-        " and rebuild prooflab.");
+    throw std::runtime_error("the venv " + venv.dir.string() + " is Python " + venv.version +
+                             " but this prooflab embeds Python " + PY_VERSION +
+                             "; compiled packages of one minor version do not load into another. "
+                             "Recreate the venv with python" +
+                             kEmbedded + (project_venv ? " (rm -rf .venv && make deps)" : "") +
+                             ", or reconfigure the build with -DPython_EXECUTABLE=" +
+                             (venv.dir / "bin" / "python").string() + " and rebuild prooflab.");
   }
   const fs::path dir = venv.dir / "lib" / ("python" + kEmbedded) / "site-packages";
   if (!fs::is_directory(dir))
@@ -110,12 +115,14 @@ void start_embedded_python(bool install_signal_handlers) {
   try {
     py::initialize_interpreter(&config, 0, nullptr, false);
   } catch (const std::exception& e) {
-    throw std::runtime_error(std::string("cannot start the embedded Python ") + PY_VERSION + ": " + e.what());
+    throw std::runtime_error(std::string("cannot start the embedded Python ") + PY_VERSION + ": " +
+                             e.what());
   }
   try {
     activate_venv(venv, packages);
   } catch (py::error_already_set& e) {
-    throw std::runtime_error("cannot activate the venv " + venv.dir.string() + ": " + describe_python_error(e));
+    throw std::runtime_error("cannot activate the venv " + venv.dir.string() + ": " +
+                             describe_python_error(e));
   }
   g_venv = venv;
 }
@@ -128,8 +135,8 @@ py::module_ import_venv_module(const std::string& module) {
     const py::object name = e.value().attr("name");
     throw std::runtime_error(
         "the venv " + g_venv.dir.string() + " cannot import " +
-        (name.is_none() ? std::string("prooflab_analysis") : "'" + name.cast<std::string>() + "'") + " (" +
-        py::str(e.value()).cast<std::string>() + "). Run `make deps`, or " +
+        (name.is_none() ? std::string("prooflab_analysis") : "'" + name.cast<std::string>() + "'") +
+        " (" + py::str(e.value()).cast<std::string>() + "). Run `make deps`, or " +
         (g_venv.dir / "bin" / "pip").string() + " install -e 'analysis[test]' in the source tree.");
   }
 }
@@ -139,7 +146,8 @@ std::string describe_python_error(py::error_already_set& e) {
   const bool input_error = e.matches(PyExc_ValueError) || e.matches(PyExc_OSError);
   if (input_error) return py::str(value).cast<std::string>();
   std::string text;
-  const py::object lines = py::module_::import("traceback").attr("format_exception")(type, value, trace);
+  const py::object lines =
+      py::module_::import("traceback").attr("format_exception")(type, value, trace);
   for (const auto& line : lines) text += line.cast<std::string>();
   while (!text.empty() && text.back() == '\n') text.pop_back();
   return "Python error in prooflab_analysis:\n" + text;

@@ -5,7 +5,8 @@
 
 namespace prooflab::harness {
 
-LogFollower::LogFollower(std::vector<std::pair<std::filesystem::path, std::filesystem::path>> files) {
+LogFollower::LogFollower(
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> files) {
   for (auto& [source, copy] : files) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(source, ec);

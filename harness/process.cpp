@@ -24,8 +24,8 @@ namespace {
 int open_output(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
-    throw std::runtime_error("cannot open " + path.string() + " for the command's output: " +
-                             std::strerror(errno));
+    throw std::runtime_error("cannot open " + path.string() +
+                             " for the command's output: " + std::strerror(errno));
   return fd;
 }
 
@@ -116,7 +116,8 @@ bool Process::group_alive() const {
     std::istringstream fields(stat.substr(close + 1));
     char state = 0;
     long ppid = 0, pgrp = 0;
-    if (fields >> state >> ppid >> pgrp && pgrp == pid_ && state != 'Z' && state != 'X') return true;
+    if (fields >> state >> ppid >> pgrp && pgrp == pid_ && state != 'Z' && state != 'X')
+      return true;
   }
   return ec ? true : false;  // without /proc, kill(2) said the group exists
 }

@@ -27,8 +27,7 @@ nlohmann::json import_reference_log(const std::vector<std::filesystem::path>& lo
     if (expected_partitions) partitions = py::int_(*expected_partitions);
     const py::object summary = importer.attr("import_reference_log")(
         paths, run_dir.string(), py::arg("expected_partitions") = partitions);
-    const std::string text =
-        py::module_::import("json").attr("dumps")(summary).cast<std::string>();
+    const std::string text = py::module_::import("json").attr("dumps")(summary).cast<std::string>();
     return nlohmann::json::parse(text);
   } catch (py::error_already_set& e) {
     throw LogImportError(describe_python_error(e));

@@ -23,9 +23,9 @@ std::string overlay_toml(const std::filesystem::path& base,
   try {
     root = toml::parse_file(base.string());
   } catch (const toml::parse_error& e) {
-    throw OverlayError(base.string() + ":" + std::to_string(e.source().begin.line) +
-                       ": the config overlay's base file does not parse: " +
-                       std::string(e.description()));
+    throw OverlayError(
+        base.string() + ":" + std::to_string(e.source().begin.line) +
+        ": the config overlay's base file does not parse: " + std::string(e.description()));
   }
   for (const auto& [path, literal] : overlay) {
     const auto parts = split_path(path);

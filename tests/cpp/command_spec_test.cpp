@@ -98,8 +98,8 @@ TEST(CommandSpec, ParsesKnobsEnvOverlaysAndExtends) {
   EXPECT_EQ(rec["count"], 4);
   EXPECT_EQ(rec["gw"], "3");
 
-  const auto inv = make_invocation(c, *both, RunContext{"/r/ext/gw-3/both/0", "ext/gw-3/both/0",
-                                                        "ext", "gw-3", "both", 0});
+  const auto inv = make_invocation(
+      c, *both, RunContext{"/r/ext/gw-3/both/0", "ext/gw-3/both/0", "ext", "gw-3", "both", 0});
   EXPECT_EQ(inv.run, "cuzk-bench batch --count 4 -j 2 --c1 /data/c1.json");
   EXPECT_EQ(inv.setup, "cuzk-daemon --config /r/ext/gw-3/both/0/config.toml");
   EXPECT_EQ(inv.ready_log, "/r/ext/gw-3/both/0/setup.stderr");
@@ -121,14 +121,15 @@ TEST(CommandSpec, OverlayStringsStayStringsUnlessOnePlaceholder) {
 }
 
 TEST(CommandSpec, ErrorsNameFileLineAndKey) {
-  EXPECT_EQ(error_of(replace(kGood, "run = ", "rn = ")),
-            "x.toml:9: [runner] key 'rn': unknown key (accepted: " + std::string(runner_keys()) + ")");
+  EXPECT_EQ(
+      error_of(replace(kGood, "run = ", "rn = ")),
+      "x.toml:9: [runner] key 'rn': unknown key (accepted: " + std::string(runner_keys()) + ")");
   // An unknown placeholder: the template's line.
   EXPECT_EQ(error_of(replace(kGood, "--c1 {c1}", "--c1 {c2}")).substr(0, 59),
             "x.toml:9: [runner] key 'run': placeholder {c2} is neither a");
   // A knob only one variant sets leaves the others' commands with a hole.
-  const std::string only_in_variant =
-      replace(replace(kGood, "c1 = \"/data/c1.json\"\n", ""), "baseline = {}", "baseline = { c1 = \"a\" }");
+  const std::string only_in_variant = replace(replace(kGood, "c1 = \"/data/c1.json\"\n", ""),
+                                              "baseline = {}", "baseline = { c1 = \"a\" }");
   EXPECT_EQ(error_of(only_in_variant),
             "x.toml:9: cell gw-2, variant I2 key 'run': placeholder {c1} has no value (set c1 in "
             "[base], on an axis or in this variant)");
@@ -147,12 +148,14 @@ TEST(CommandSpec, ErrorsNameFileLineAndKey) {
             "x.toml:4: [runner] key 'kind': bad value 'shell' (accepted: command | engine)");
   EXPECT_EQ(error_of(replace(kGood, "CUZK_GPU_THREADS = \"32\"", "CUZK_GPU_THREADS = 32.5")),
             "x.toml:19: [variants.I2] key 'env.CUZK_GPU_THREADS': must be a string or an integer");
-  EXPECT_EQ(error_of(replace(kGood, "kind = \"command\"", "kind = \"command\"\nrun_timeout_s = -1")),
-            "x.toml:5: [runner] key 'run_timeout_s': must be a number of seconds, more than 0 and "
-            "at most 604800");
-  EXPECT_EQ(error_of(replace(kGood, "concurrency = 2", "concurrency = 5")),
-            "x.toml:15: cell gw-2, variant baseline: concurrency (5) must not exceed count (4) (drop "
-            "such cells with an [[exclude]] naming their axis values)");
+  EXPECT_EQ(
+      error_of(replace(kGood, "kind = \"command\"", "kind = \"command\"\nrun_timeout_s = -1")),
+      "x.toml:5: [runner] key 'run_timeout_s': must be a number of seconds, more than 0 and "
+      "at most 604800");
+  EXPECT_EQ(
+      error_of(replace(kGood, "concurrency = 2", "concurrency = 5")),
+      "x.toml:15: cell gw-2, variant baseline: concurrency (5) must not exceed count (4) (drop "
+      "such cells with an [[exclude]] naming their axis values)");
 }
 
 TEST(CommandSpec, EngineExperimentsAreUnchanged) {
@@ -184,9 +187,9 @@ class TomlOverlay : public ::testing::Test {
 };
 
 TEST_F(TomlOverlay, SetsKeyPathsInACopy) {
-  const std::string text =
-      overlay_toml(base_, {{"gpus.gpu_threads", "32"}, {"pipeline.max_parallel_synthesis", "12"},
-                           {"memory.total_budget", "\"400GiB\""}});
+  const std::string text = overlay_toml(base_, {{"gpus.gpu_threads", "32"},
+                                                {"pipeline.max_parallel_synthesis", "12"},
+                                                {"memory.total_budget", "\"400GiB\""}});
   const toml::table merged = toml::parse(text);
   EXPECT_EQ(merged["gpus"]["gpu_threads"].value<int>(), 32);
   EXPECT_EQ(merged["gpus"]["gpu_workers_per_device"].value<int>(), 2);  // kept

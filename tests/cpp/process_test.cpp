@@ -20,8 +20,9 @@ using Seconds = std::chrono::duration<double>;
 class ProcessTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("prooflab-process-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("prooflab-process-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -66,9 +67,10 @@ TEST_F(ProcessTest, WritesOutputAndEnvironmentAndExitCode) {
 }
 
 TEST_F(ProcessTest, TimeoutEndsTheWholeGroupIncludingStubbornGrandchildren) {
-  const std::string child = (dir_ / "child.pid").string(), stubborn = (dir_ / "stubborn.pid").string();
-  Process p(spec("sleep 600 & echo $! > " + child + "; sh -c 'trap \"\" TERM; echo $$ > " + stubborn +
-                 "; while :; do sleep 0.05; done' & sleep 600"));
+  const std::string child = (dir_ / "child.pid").string(),
+                    stubborn = (dir_ / "stubborn.pid").string();
+  Process p(spec("sleep 600 & echo $! > " + child + "; sh -c 'trap \"\" TERM; echo $$ > " +
+                 stubborn + "; while :; do sleep 0.05; done' & sleep 600"));
   EXPECT_EQ(p.wait(Seconds(0.5)), WaitEnd::timed_out);
   EXPECT_FALSE(p.exited());
   const pid_t a = pid_in("child.pid"), b = pid_in("stubborn.pid");
