@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 struct ReportOptions {
   std::string path, out;
   int partitions = 0;  // 0: run.json's config.partitions
+  bool strict = false;  // a malformed line of a log is an error (docs/reference-logs.md)
 };
 
 #ifdef PROOFLAB_HAVE_PYTHON
@@ -41,7 +42,8 @@ void run_report(const ReportOptions& o) {
     py::object out = py::none(), partitions = py::none();
     if (!o.out.empty()) out = py::str(o.out);
     if (o.partitions > 0) partitions = py::int_(o.partitions);
-    const fs::path written = py::str(report.attr("write_report")(o.path, out, py::arg("expected_partitions") = partitions))
+    const fs::path written = py::str(report.attr("write_report")(o.path, out, py::arg("expected_partitions") = partitions,
+                                                                        py::arg("strict") = o.strict))
                                  .cast<std::string>();
     std::cout << "report: " << written.string() << "\n";
     std::vector<std::string> figures, tables, run_reports;
@@ -83,6 +85,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "output directory (default: <path>/report, or <log>-report beside a log)");
   cmd->add_option("--partitions", o->partitions, "expected partitions per proof (default: run.json's config)")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--strict", o->strict, "a malformed line of a log is an error (default: skipped and counted)");
   cmd->callback([o] { run_report(*o); });
 }
 

@@ -21,6 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.add_argument("path", help="run directory, experiment directory or reference log file")
     rep.add_argument("--out", help="output directory (default: <path>/report, or <log>-report beside a log)")
     rep.add_argument("--partitions", type=int, help="expected partitions per proof (default: run.json config)")
+    rep.add_argument("--strict", action="store_true", help="a malformed line of a log is an error (default: skip and count it)")
     rep.add_argument("--baseline", default="baseline", help="baseline variant for A/B tables (default: baseline)")
     rep.add_argument("--min-effect", type=float, default=0.02, help="minimum relative effect for A/B (default 0.02)")
     args = parser.parse_args(argv)
@@ -28,7 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         kw = {}
         if args.baseline != "baseline" or args.min_effect != 0.02:
             kw = {"baseline": args.baseline, "min_effect": args.min_effect}
-        path = write_report(args.path, args.out, expected_partitions=args.partitions, **kw)
+        path = write_report(args.path, args.out, expected_partitions=args.partitions, strict=args.strict, **kw)
     except (RunFormatError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -32,6 +32,8 @@ CHECKS = (
     "job_failed",  # JOB_FAILED: counted as failed, not timed
     "partition_failed",  # stages.csv status=failed
     "clock_regression",  # timestamps that go backwards where they must not
+    "partition_incomplete",  # reference log: a partition that never reached GPU_END
+    "job_shape",  # reference log: a job recorded both with and without partition numbers
 )
 
 # Events written by the GPU worker thread itself: their file order is their time order.
@@ -119,21 +121,22 @@ def infer_expected_partitions(timeline: pd.DataFrame) -> int | None:
     return None if parts.empty else int(parts.max()) + 1
 
 
-def check_partitions(timeline: pd.DataFrame, expected: int) -> pd.DataFrame:
-    """Every job with any event must have partitions 0..expected-1 and no others."""
+def check_partitions(timeline: pd.DataFrame, expected: int, single_call_jobs: frozenset[int] = frozenset()) -> pd.DataFrame:
+    """Every job with any event must have partitions 0..expected-1 and no others; a
+    single-GPU-call ("monolithic") job of a reference log has exactly partition 0."""
     jobs = timeline["job"].dropna().unique()
     seen = timeline.loc[timeline["partition"].notna() & timeline["job"].notna(), ["job", "partition"]].drop_duplicates()
     by_job = seen.groupby("job")["partition"].agg(lambda s: frozenset(int(p) for p in s))
     rows = []
-    wanted = frozenset(range(expected))
     for job in sorted(int(j) for j in jobs):
+        wanted = frozenset({0}) if job in single_call_jobs else frozenset(range(expected))
         have = by_job.get(job, frozenset())
         for part in sorted(wanted - have):
             rows.append({"check": "missing_partition", "source": "timeline", "job": job, "partition": part,
-                         "detail": f"{len(have & wanted)} of {expected} partitions recorded"})
+                         "detail": f"{len(have & wanted)} of {len(wanted)} partitions recorded"})
         for part in sorted(have - wanted):
             rows.append({"check": "unexpected_partition", "source": "timeline", "job": job, "partition": part,
-                         "detail": f"partition index {part} >= expected count {expected}"})
+                         "detail": f"partition index {part} >= expected count {len(wanted)}"})
     return _issues(rows)
 
 
@@ -279,6 +282,7 @@ def check_timeline(
     *,
     expected_partitions: int | None = None,
     config_partitions: int | None = None,
+    single_call_jobs: frozenset[int] = frozenset(),
 ) -> IntegrityReport:
     """Run every check. The expected partition count comes from `expected_partitions`
     (a parameter), else `config_partitions` (run.json), else it is inferred as the
@@ -289,7 +293,7 @@ def check_timeline(
     elif config_partitions is not None:
         expected, source = int(config_partitions), "run.json"
     else:
-        expected = infer_expected_partitions(timeline)
+        expected = infer_expected_partitions(timeline[~timeline["job"].isin(list(single_call_jobs))])
         source = "inferred" if expected is not None else "unknown"
         if expected is not None:
             notes.append(
@@ -300,7 +304,7 @@ def check_timeline(
             notes.append("no partition numbers recorded: missing-partition check skipped")
     frames = [check_duplicates(timeline), check_pairs(timeline), check_jobs(timeline), check_clock(timeline)]
     if expected is not None:
-        frames.insert(0, check_partitions(timeline, expected))
+        frames.insert(0, check_partitions(timeline, expected, single_call_jobs))
     if stages is not None:
         frames.append(check_stages(stages, expected))
     frames = [f for f in frames if not f.empty]
@@ -310,14 +314,55 @@ def check_timeline(
                            expected_source=source, notes=notes)
 
 
+def check_reference_log(run: Run) -> pd.DataFrame:
+    """What only a reference log can get wrong: a partition that never reached GPU_END
+    (killed daemon, failed or garbled partition), a job that the log says failed (tracing
+    ERROR line, with its reason), a job recorded both with and without partition numbers."""
+    rows = []
+    tl = run.timeline
+    jobs = run.extras.get("jobs")
+    parts = tl[tl["job"].notna() & tl["partition"].notna()]
+    if not parts.empty:
+        ended = set(map(tuple, parts.loc[parts["event"] == "GPU_END", ["job", "partition"]].astype("int64").to_numpy()))
+        last = parts.sort_values("t_us", kind="stable").groupby(["job", "partition"]).tail(1)
+        for r in last.itertuples():
+            if (int(r.job), int(r.partition)) not in ended:
+                rows.append({"check": "partition_incomplete", "source": "log", "job": int(r.job),
+                             "partition": int(r.partition), "worker": _int(r.worker), "device": _int(r.device),
+                             "t_us": int(r.t_us), "detail": f"last event {r.event}, no GPU_END"})
+    failures = run.extras.get("failures")
+    if failures is not None:
+        for r in failures.itertuples():
+            if pd.notna(r.job):
+                rows.append({"check": "job_failed", "source": "log", "job": int(r.job),
+                             "partition": _int(r.partition), "detail": f"line {r.line}: {r.reason}"})
+    if jobs is not None:
+        for r in jobs[jobs["kind"] == "mixed"].itertuples():
+            rows.append({"check": "job_shape", "source": "log", "job": int(r.job),
+                         "detail": "TIMELINE records with and without partition numbers"})
+    return _issues(rows)
+
+
 def check_run(run: Run, expected_partitions: int | None = None) -> IntegrityReport:
-    """`check_timeline` on a loaded run, taking the partition count from run.json."""
-    return check_timeline(
+    """`check_timeline` on a loaded run, taking the partition count from run.json; for a
+    reference log also `check_reference_log`, with its monolithic jobs as one-partition jobs."""
+    reference = run.meta.get("source") == "reference_log"
+    jobs = run.extras.get("jobs") if reference else None
+    single = frozenset(int(j) for j in jobs.loc[jobs["kind"] == "monolithic", "job"]) if jobs is not None else frozenset()
+    report = check_timeline(
         run.timeline,
         run.stages,
         expected_partitions=expected_partitions,
         config_partitions=run.expected_partitions,
+        single_call_jobs=single,
     )
+    if reference:
+        extra = check_reference_log(run)
+        if not extra.empty:
+            issues = pd.concat([f for f in (report.issues, extra) if not f.empty], ignore_index=True)
+            report.issues = issues
+            report.excluded_jobs = frozenset(int(j) for j in issues["job"].dropna().unique())
+    return report
 
 
 def without_jobs(frame: pd.DataFrame, jobs: Iterable[int]) -> pd.DataFrame:

@@ -18,7 +18,8 @@ import pandas as pd
 
 from . import abtest, integrity, metrics, sweep, waterfall
 from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
-from .reflog import load_reference_log
+from .reflog import job_labels, load_reference_log
+from .reflog_figures import reference_figures
 from .tables import fmt_float, fmt_percent, fmt_signed_percent, markdown_table
 
 GPU_SPAN_NOTE = (
@@ -116,9 +117,67 @@ def _counter_sources(run: Run) -> str:
     return markdown_table(pd.DataFrame(rows, columns=["source", "status", "reason"]))
 
 
+def _import_lines(run: Run) -> list[str]:
+    """What the importer recognised, and every malformed line (file:line, text, reason)."""
+    c = run.meta.get("lines", {})
+    parts = [f"- lines: {c.get('records', 0)} records, {c.get('informational', 0)} informational, "
+             f"{c.get('malformed', 0)} malformed (skipped), {c.get('other', 0)} unrelated output", ""]
+    bad = run.extras.get("malformed")
+    if bad is not None and not bad.empty:
+        shown = bad.head(50).assign(line=[f"{run.meta.get('log')}:{n}" for n in bad["line"].head(50)])
+        parts += [markdown_table(shown[["line", "reason", "text"]])]
+        if c.get("malformed", 0) > len(shown):
+            parts += [f"({c['malformed'] - len(shown)} more malformed lines not shown)", ""]
+    return parts
+
+
+def _frame_md(frame: pd.DataFrame, pct: Sequence[str] = (), ms: Sequence[str] = ()) -> str:
+    fmts = {c: fmt_percent(1) for c in pct} | {c: fmt_float(1) for c in ms}
+    return markdown_table(frame, fmts)
+
+
+def _reference_sections(run: Run, report: integrity.IntegrityReport) -> list[str]:
+    """Headline, utilisation, gaps and stages of an imported log, each figure with its source."""
+    f = reference_figures(run, report)
+    tp, lat = f.throughput, f.latency
+    rows = [
+        {"figure": "s/proof", "value": _fmt(tp.get("s_per_proof")), "source": tp["source"]},
+        {"figure": "proofs/min", "value": _fmt(tp.get("proofs_per_min"), "float3"), "source": tp["source"]},
+        {"figure": "proofs counted", "value": _fmt(tp.get("completed"), "int"), "source": tp["source"]},
+        {"figure": "latency mean / p50 / p95 / max [s]",
+         "value": " / ".join(_fmt(lat.get(k)) for k in ("mean_s", "p50_s", "p95_s", "max_s")), "source": lat["source"]},
+        {"figure": "synthesis ms / partition (mean, median)",
+         "value": f"{_fmt(f.synth['mean_ms'], 'float1')}, {_fmt(f.synth['median_ms'], 'float1')}",
+         "source": f"synth_ms of {f.synth['n']} SYNTH_END records of counted jobs"},
+        {"figure": "proofs failed", "value": str(len(f.failed)), "source": "tracing ERROR lines, non-COMPLETED completion lines"},
+    ]
+    parts = ["## Headline (imported log)", "", GPU_SPAN_NOTE, "", markdown_table(pd.DataFrame(rows)), ""]
+    parts += [f"- {note}" for note in f.notes]
+    parts += ["## GPU time per partition", "", _frame_md(f.gpu_time, ms=("mean_ms", "median_ms")), "",
+              "## GPU busy", "", f"- window: {f.window_text}", f"- devices: {f.devices_text}",
+              f"- kernel busy is an estimate: {f.kernel_source} / (window x devices); lock-held busy: sum of "
+              "mutex_held_ms / (window x devices); GPU busy: union of GPU_START..GPU_END spans per device", "",
+              _frame_md(f.busy, pct=("gpu_busy", "lock_held_busy", "kernel_busy")), ""]
+    if not f.gaps.empty:
+        parts += ["## GPU starved and handoff time", "",
+                  "A gap between GPU spans is *handoff* when a partition was queued at its start, *starved* when "
+                  "none was (per device: queued and not started; per worker: queued and not picked up).", "",
+                  _frame_md(f.gaps, ms=("total_ms",)), ""]
+    if not f.failed.empty:
+        parts += ["## Failed proofs", "", markdown_table(f.failed), ""]
+    if not f.prestage.empty or not f.pre_destructor.empty:
+        parts += ["## Pre-staging", "", markdown_table(f.prestage), "",
+                  _frame_md(f.pre_destructor, ms=("mean_ms", "median_ms", "max_ms")), ""]
+    if not f.stages.empty:
+        parts += ["## Stages (CUZK_TIMING / CUZK_NTT_H)", "", f"- scope: {f.stage_scope}", "",
+                  _frame_md(f.stages, ms=("mean_ms", "median_ms", "p95_ms", "max_ms")), ""]
+    return parts
+
+
 def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None = None) -> str:
     """Markdown for one run; writes its figures into `out_dir`."""
     report = integrity.check_run(run, expected_partitions)
+    reference = run.meta.get("source") == "reference_log"
     m = metrics.run_metrics(run, expected_partitions, report)
     parts = [f"# Run report: {run.run_id}", "", *_meta_lines(run), ""]
     config = _config_table(run)
@@ -128,12 +187,20 @@ def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None
     if sources:
         parts += ["## Counter sources", "", sources]
 
-    parts += ["## Integrity", "", report.describe(), ""]
+    labels = job_labels(run) if reference else {}
+    describe = report.describe()
+    if labels and report.excluded_jobs:
+        describe += " Job ids: " + ", ".join(f"{j} = {labels.get(j, '?')}" for j in sorted(report.excluded_jobs)[:20]) + "."
+    parts += ["## Integrity", "", describe, ""]
     parts += [f"- expected partitions per proof: {report.expected_partitions} ({report.expected_source})"]
     parts += [f"- {note}" for note in report.notes + run.notes]
     parts.append("")
+    if reference:
+        parts += _import_lines(run)
     if not report.ok:
         shown = report.issues.head(50)
+        if labels:
+            shown = shown.assign(job=[labels.get(int(j), "") if pd.notna(j) else "" for j in shown["job"]])
         parts += [markdown_table(shown)]
         if len(report.issues) > len(shown):
             parts += [f"({len(report.issues) - len(shown)} more issues not shown)", ""]
@@ -143,15 +210,15 @@ def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None
             "",
         ]
 
-    parts += ["## Headline", ""]
-    if run.gpu_span == "reference":
-        parts += [GPU_SPAN_NOTE, ""]
-    parts += [_headline_table(m)]
+    if reference:
+        parts += _reference_sections(run, report)
+    else:
+        parts += ["## Headline", "", _headline_table(m)]
     if run.summary:
         parts += ["Recorded summary (summary.json / Batch Summary):", "", "```json",
                   json.dumps(run.summary, indent=2, default=str), "```", ""]
 
-    if not run.timeline.empty:
+    if not run.timeline.empty and not reference:
         util = metrics.utilisation(run.timeline, run.cupti)
         parts += ["## Utilisation per device", "",
                   markdown_table(util, {"wall_us": fmt_float(0), "gpu_busy_us": fmt_float(0), "gpu_busy": fmt_percent(1),
@@ -164,7 +231,7 @@ def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None
                       markdown_table(metrics.gap_summary(gaps), {c: fmt_float(1) for c in
                                                                 ("total_ms", "mean_ms", "median_ms", "max_ms")})]
     stages = metrics.stage_summary(metrics.run_stage_long(run), report.excluded_jobs)
-    if not stages.empty:
+    if not stages.empty and not reference:
         parts += ["## Stages", "", markdown_table(stages, {c: fmt_float(1) for c in
                                                           ("mean_ms", "median_ms", "p95_ms", "max_ms")})]
     completions = run.extras.get("completions")
@@ -190,23 +257,28 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, expecte
     return path
 
 
-def write_log_report(log: str | Path, out: str | Path | None = None, expected_partitions: int | None = None) -> Path:
+def write_log_report(log: str | Path, out: str | Path | None = None, expected_partitions: int | None = None,
+                     strict: bool = False) -> Path:
     """One report per run found in a reference log, and an index report.md."""
     log = Path(log)
-    runs = load_reference_log(log, expected_partitions=expected_partitions)
+    runs = load_reference_log(log, expected_partitions=expected_partitions, strict=strict)
     out_dir = Path(out) if out is not None else log.parent / f"{log.stem}-report"
     out_dir.mkdir(parents=True, exist_ok=True)
     lines = [f"# Reference log report: {log.name}", "", f"- log: `{log}`", f"- runs found: {len(runs)} "
-             "(split at RUN_ID=<id> / `=== run <id> ===` markers, never by time)", ""]
+             "(split at RUN_ID=<id> / `=== run <id> ===` markers, daemon restarts and benchmark headers, "
+             "never by time)", ""]
     rows = []
     for run in runs:
         sub = out_dir / _safe(run.run_id)
         sub.mkdir(parents=True, exist_ok=True)
         (sub / "report.md").write_text(run_report_markdown(run, sub, expected_partitions), encoding="utf-8")
-        m = metrics.run_metrics(run, expected_partitions)
+        check = integrity.check_run(run, expected_partitions)
+        f = reference_figures(run, check)
+        busy = f.busy.loc[f.busy["device"] == "all", "gpu_busy"]
         rows.append({"run": f"[{run.run_id}]({_safe(run.run_id)}/report.md)", "lines":
                      f"{run.meta['first_line']}-{run.meta['last_line']}", "events": len(run.timeline),
-                     "s_per_proof": m.get("s_per_proof"), "gpu_busy": m.get("gpu_busy"), "issues": m.get("issues")})
+                     "malformed": run.meta["lines"]["malformed"], "s_per_proof": f.throughput.get("s_per_proof"),
+                     "gpu_busy": busy.iloc[0] if len(busy) else np.nan, "issues": len(check.issues)})
     if rows:
         lines.append(markdown_table(pd.DataFrame(rows), {"s_per_proof": fmt_float(2), "gpu_busy": fmt_percent(1)}))
     lines += ["", GPU_SPAN_NOTE, ""]
@@ -282,7 +354,7 @@ def write_experiment_report(exp_dir: str | Path, out: str | Path | None = None, 
 
 
 def write_report(path: str | Path, out: str | Path | None = None, *, expected_partitions: int | None = None,
-                 **kw: Any) -> Path:
+                 strict: bool = False, **kw: Any) -> Path:
     """Report for a run directory, an experiment directory or a reference log file."""
     path = Path(path)
     if path.is_dir() and (path / "index.csv").exists():
@@ -290,6 +362,6 @@ def write_report(path: str | Path, out: str | Path | None = None, *, expected_pa
     if is_run_dir(path):
         return write_run_report(path, out, expected_partitions)
     if path.is_file():
-        return write_log_report(path, out, expected_partitions)
+        return write_log_report(path, out, expected_partitions, strict)
     raise RunFormatError(path, "neither a run directory (run.json / timeline.csv), an experiment (index.csv) "
                                "nor a log file")

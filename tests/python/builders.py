@@ -16,6 +16,8 @@ import pandas as pd
 
 from prooflab_analysis import schema
 
+import cuzk_logs
+
 
 @dataclass
 class TimelineBuilder:
@@ -212,60 +214,14 @@ def write_known_run(path: Path, drop: set[tuple[int, int]] | None = None, **meta
 
 # ---------------------------------------------------------- reference log
 
-REFERENCE_LOG = """\
-cuzk-daemon starting, listening on 0.0.0.0:9820
-[2026-11-30T10:00:00Z INFO cuzk] SRS preloaded in 12.3 s
-RUN_ID=alpha
-=== Batch Benchmark ===
-proof type:  porep
-TIMELINE,1000,SYNTH_START,job-aaa,partition=0
-TIMELINE,1000,SYNTH_START,job-aaa,partition=1
-warning: this line mentions TIMELINE,1,SHOULD_NOT_PARSE,x but does not start with it
-TIMELINE,1500,SYNTH_END,job-aaa,partition=0,synth_ms=500
-TIMELINE,1500,GPU_QUEUE,job-aaa,partition=0
-TIMELINE,1600,SYNTH_END,job-aaa,partition=1,synth_ms=600
-TIMELINE,1600,GPU_QUEUE,job-aaa,partition=1
-TIMELINE,1620,GPU_PICKUP,job-aaa,worker=0,partition=0
-TIMELINE,1630,GPU_START,job-aaa,partition=0
-CUZK_TIMING: prep_msm_ms=1800 b_g2_msm_ms=400 mutex_wait_ms=5
-random library chatter = 42
-TIMELINE,1640,GPU_PICKUP,job-aaa,worker=1,partition=1
-TIMELINE,3630,GPU_END,job-aaa,partition=0,gpu_ms=2000
-CUZK_TIMING: ntt_msm_h_ms=1200 batch_add_ms=300 tail_msm_ms=320 gpu_total_ms=1820 mutex_held_ms=1900 prestage_setup=ok
-TIMELINE,3640,GPU_START,job-aaa,partition=1
-TIMELINE,5640,GPU_END,job-aaa,partition=1,gpu_ms=2000
-CUZK_TIMING: async_dealloc_ms=350
-TIMELINE,100000,SYNTH_START,job-late,partition=0
-TIMELINE,100400,SYNTH_END,job-late,partition=0
-TIMELINE,100410,GPU_PICKUP,job-late,worker=0,partition=0
-TIMELINE,100420,GPU_START,job-late,partition=0
-TIMELINE,101420,GPU_END,job-late,partition=0
-  [1/2] COMPLETED — 6.0s (prove=4010 ms, queue=270 ms)
-  [2/2] COMPLETED — 101.5s (prove=1000 ms, queue=10 ms)
-
-=== Batch Summary ===
-total time:    101.5s
-completed:     2
-failed:        0
-wall time:     avg=53.8s min=6.0s max=101.5s
-prove time:    avg=2.5s min=1.0s max=4.0s
-throughput:    1.182 proofs/min (50.8s/proof)
-=== run beta ===
-TIMELINE,101421,SYNTH_START,job-ccc,
-TIMELINE,101900,SYNTH_END,job-ccc
-TIMELINE,101910,GPU_PICKUP,job-ccc,worker=0
-TIMELINE,101920,GPU_START,job-ccc
-CUZK_TIMING: job=job-ccc partition=0 prep_msm_ms=1700 prestage_setup=skip_vram pre_destructor_ms=11400
-TIMELINE,113320,GPU_END,job-ccc,gpu_ms=11400
-  [1/1] COMPLETED — 12.0s (prove=11400 ms, queue=5 ms)
-trailing noise after the last record
-"""
-# Run alpha: 2 jobs (job-aaa with 2 partitions, job-late with 1, a 94 s gap inside the
-# run), 17 TIMELINE records, 3 CUZK_TIMING lines, 2 completions, a Batch Summary.
-# Run beta: 1 job without partition keys, 5 TIMELINE records, starting 1 ms after the
-# last event of alpha: only the marker separates them.
-ALPHA_EVENTS = 17
-BETA_EVENTS = 5
+# Two runs of one GPU with two workers (partitioned and monolithic jobs), written with the
+# real cuzk / supraseal-c2 / cuzk-bench format strings by tests/python/cuzk_logs.py, split
+# by RUN_ID markers. test_reflog*.py check the importer against the generator's truth.
+REFERENCE_LOG = cuzk_logs.generate(
+    [cuzk_logs.Options(jobs=2, partitions=2, monolithic_jobs=1, devices=1, workers_per_device=2, seed=11),
+     cuzk_logs.Options(jobs=1, partitions=2, monolithic_jobs=0, devices=1, workers_per_device=1, bench=False, seed=12)],
+    run_ids=["alpha", "beta"],
+).text
 
 
 # --------------------------------------------------------------- big timeline

@@ -1,160 +1,214 @@
-"""Importing reference-format logs: exact run splitting, records, malformed lines."""
+"""Importing real-format cuzk / supraseal-c2 / cuzk-bench logs: every line shape, malformed
+lines, run splitting, jobs. Logs come from cuzk_logs.py, which also returns the truth."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from builders import ALPHA_EVENTS, BETA_EVENTS, REFERENCE_LOG
-from prooflab_analysis import schema
+import cuzk_logs
+from cuzk_logs import Options, generate
+from prooflab_analysis import integrity
 from prooflab_analysis.loaders import RunFormatError
-from prooflab_analysis.reflog import PREAMBLE_RUN_ID, load_reference_log, parse_reference_log
+from prooflab_analysis.reflog import job_labels, load_reference_log, parse_reference_log
+
+FULL = [Options(interleave=True, ansi=True, fail_partition=True, seed=5),
+        Options(killed=True, bench=False, seed=6)]
 
 
-def _runs(text: str = REFERENCE_LOG, **kw):
-    return parse_reference_log(text.splitlines(), source="test.log", **kw)
+def _parse(text: str, **kw):
+    return parse_reference_log(text.splitlines(keepends=True), source="d.log", default_run_id="d", **kw)
 
 
-def test_log_splits_exactly_at_run_markers_not_at_time_gaps() -> None:
-    runs = _runs()
+def _count_shapes(text: str) -> dict[str, int]:
+    keys = ("set pool release threshold", "d_a_cache allocated", "async_dealloc_ms=", "split_vectors_ms=",
+            "prep_msm_ms=", "b_g2_msm_ms=", "pre_lock_cpu_ms=", "ntt_msm_h_ms=", "barrier_wait_ms=", "batch_add_ms=",
+            "tail_msm_ms=", "mutex_held_ms=", "CUZK_NTT_H:")
+    return {k: text.count(k) for k in keys}
+
+
+def test_every_line_of_a_real_format_log_is_parsed_or_informational() -> None:
+    log = generate([Options(ansi=False, seed=2), Options(ansi=True, seed=3)])
+    runs = _parse(log.text)
+    assert [r.run_id for r in runs] == ["d.1", "d.2"]
+    for run, truth in zip(runs, log.runs):
+        assert run.meta["lines"]["malformed"] == 0, run.extras["malformed"].to_dict("records")
+        # every TIMELINE record and every duration of every CUZK line is read
+        assert len(run.timeline) == sum(1 for l in log.text.splitlines()[truth.first_line - 1: run.meta["last_line"]]
+                                        if l.startswith("TIMELINE,"))
+        assert sorted(run.extras["cuzk_timing"]["value_us"] / 1000) == sorted(v for _, _, v in truth.cuda_events)
+        assert run.meta["worker_gpu"] == truth.worker_gpu
+        assert set(run.extras["jobs"]["job_id"]) == set(truth.jobs)
+    shapes = _count_shapes(log.text)
+    assert all(n > 0 for k, n in shapes.items() if k != "d_a_cache allocated")
+
+
+def test_the_non_key_value_cuzk_lines_are_informational() -> None:
+    text = ("CUZK_TIMING: set pool release threshold to MAX on gpu 1\n"
+            "CUZK_TIMING: d_a_cache allocated 4096 MiB on gpu 1\nTIMELINE,5,SYNTH_START,abc,partition=0\n")
+    run = _parse(text)[0]
+    assert run.meta["lines"] == {"records": 1, "informational": 2, "malformed": 0, "other": 0}
+    assert run.meta["gpus_named"] == [1]
+
+
+def test_runs_split_at_daemon_restarts_and_markers_never_by_time() -> None:
+    log = generate([Options(seed=2), Options(seed=3)], run_ids=["alpha", "beta"])
+    runs = _parse(log.text)
     assert [r.run_id for r in runs] == ["alpha", "beta"]
-    alpha, beta = runs
-    assert len(alpha.timeline) == ALPHA_EVENTS
-    assert len(beta.timeline) == BETA_EVENTS
-    # alpha holds a 94 s gap inside it and ends 1 ms before beta starts: only the
-    # marker decides where each event belongs.
-    assert alpha.timeline["t_us"].max() == 101_420_000
-    assert beta.timeline["t_us"].min() == 101_421_000
-    assert alpha.meta["first_line"] == 3 and alpha.meta["last_line"] == 37
-    assert beta.meta["first_line"] == 38
-    assert alpha.meta["gpu_span"] == "reference"
+    for run, truth in zip(runs, log.runs):
+        assert run.meta["first_line"] == truth.first_line
+        # both runs restart the daemon's clock: their offsets overlap, only the marker splits them
+        assert run.timeline["t_us"].min() == min(truth.submit.values()) * 1000
+    assert runs[1].meta["first_line"] == runs[0].meta["last_line"] + 1
 
 
-def test_timeline_records_become_the_tidy_frame() -> None:
-    alpha = _runs()[0]
-    tl = alpha.timeline
-    assert list(tl.columns) == schema.TIMELINE_COLUMNS
-    # t_us = offset_ms * 1000; job ids numbered in order of appearance.
-    first = tl.iloc[0]
-    assert (first["t_us"], first["event"], first["job"], first["partition"]) == (1_000_000, "SYNTH_START", 0, 0)
-    assert alpha.extras["jobs"].to_dict("records") == [{"job": 0, "job_id": "job-aaa"}, {"job": 1, "job_id": "job-late"}]
-    # GPU_START / GPU_END carry the worker of the GPU_PICKUP of the same partition.
-    gpu = tl[tl["event"].isin(["GPU_START", "GPU_END"]) & (tl["job"] == 0)]
-    assert gpu.set_index(["event", "partition"])["worker"].to_dict() == {
-        ("GPU_START", 0): 0, ("GPU_END", 0): 0, ("GPU_START", 1): 1, ("GPU_END", 1): 1,
-    }
-    assert gpu["device"].tolist() == [0, 0, 0, 0]
-    # keys not mapped to columns stay in detail, as k=v;k=v
-    end = tl[(tl["event"] == "GPU_END") & (tl["job"] == 0) & (tl["partition"] == 0)].iloc[0]
-    assert end["detail"] == "gpu_ms=2000"
-    # The line that mentions TIMELINE in the middle is unrelated output.
-    assert "SHOULD_NOT_PARSE" not in set(tl["event"])
+def test_interleaved_writes_are_reported_never_misread() -> None:
+    log = generate(FULL)
+    first, second = _parse(log.text)
+    truth = log.runs[0]
+    assert first.meta["lines"]["malformed"] == truth.garbled_lines
+    reasons = " | ".join(first.extras["malformed"]["reason"])
+    assert "does not start its line" in reasons and "fragment of a TIMELINE record" in reasons
+    # no fragment became a job id, an event or a duration
+    assert set(first.extras["jobs"]["job_id"]) == set(truth.jobs)
+    assert 1777 not in set(first.extras["cuzk_timing"]["value_us"] / 1000)
+    # the jobs that lost a record are excluded by id
+    report = integrity.check_run(first)
+    labels = dict(zip(first.extras["jobs"]["job"], first.extras["jobs"]["job_id"]))
+    assert {labels[j] for j in report.excluded_jobs} == truth.excluded
 
 
-def test_records_without_partition_key_keep_partition_empty() -> None:
-    beta = _runs()[1]
-    assert beta.timeline["partition"].isna().all()
-    assert beta.timeline["worker"].tolist()[2:] == [0, 0, 0]
-    assert beta.timeline["detail"].tolist()[-1] == "gpu_ms=11400"
+def test_killed_daemon_cut_line_and_partitions_in_flight() -> None:
+    log = generate(FULL)
+    second = _parse(log.text)[1]
+    truth = log.runs[1]
+    bad = second.extras["malformed"]
+    assert bad["reason"].tolist()[-1].startswith("last line has no end of line")
+    assert bad["line"].tolist()[-1] == len(log.text.splitlines())
+    assert second.meta["status"] == "interrupted"
+    report = integrity.check_run(second)
+    labels = dict(zip(second.extras["jobs"]["job"], second.extras["jobs"]["job_id"]))
+    assert {labels[j] for j in report.excluded_jobs} == truth.excluded
+    in_flight = {(p.job_id, p.partition if p.partition is not None else 0) for p in truth.partitions
+                 if not p.ended and p.start <= truth.cut_at}
+    flagged = report.issues[report.issues["check"] == "partition_incomplete"]
+    assert {(labels[int(r.job)], int(r.partition)) for r in flagged.itertuples()} >= in_flight
 
 
-def test_cuzk_timing_values_in_microseconds() -> None:
-    alpha, beta = _runs()
-    timing = alpha.extras["cuzk_timing"]
-    values = timing.dropna(subset=["stage"]).set_index("stage")["value_us"].to_dict()
-    assert values == {
-        "prep_msm": 1_800_000.0, "b_g2_msm": 400_000.0, "lock_wait": 5_000.0, "ntt_h": 1_200_000.0,
-        "batch_add": 300_000.0, "tail_msm": 320_000.0, "gpu_total": 1_820_000.0, "lock_held": 1_900_000.0,
-        "dealloc": 350_000.0,
-    }
-    assert timing.loc[timing["key"] == "prestage_setup", "text"].tolist() == ["ok"]
-    assert alpha.stages.empty  # alpha's CUZK_TIMING lines name no job: not attributable
-    # beta's line names job and partition, so it becomes a stages row.
-    assert len(beta.stages) == 1
-    row = beta.stages.iloc[0]
-    assert (row["job"], row["partition"], row["prep_msm_us"], row["pre_destructor_us"], row["prestage"]) == (
-        0, 0, 1_700_000, 11_400_000, "skip_vram")
+def test_failed_partition_is_reported_with_its_reason_and_excluded() -> None:
+    log = generate(FULL)
+    first = _parse(log.text)[0]
+    report = integrity.check_run(first)
+    failed = report.issues[report.issues["check"] == "job_failed"]
+    labels = job_labels(first, width=36)
+    (job_id, reason), = log.runs[0].failed.items()
+    assert [labels[int(j)] for j in failed["job"]] == [job_id]
+    assert reason in failed["detail"].iloc[0]
 
 
-def test_completion_lines_and_batch_summary() -> None:
-    alpha, beta = _runs()
-    comp = alpha.extras["completions"]
-    assert comp[["i", "n", "status", "wall_s", "prove_ms", "queue_ms"]].to_dict("records") == [
-        {"i": 1, "n": 2, "status": "COMPLETED", "wall_s": 6.0, "prove_ms": 4010.0, "queue_ms": 270.0},
-        {"i": 2, "n": 2, "status": "COMPLETED", "wall_s": 101.5, "prove_ms": 1000.0, "queue_ms": 10.0},
-    ]
-    assert alpha.summary == {
-        "total_s": 101.5, "completed": 2, "failed": 0, "wall_s": {"avg": 53.8, "min": 6.0, "max": 101.5},
-        "prove_s": {"avg": 2.5, "min": 1.0, "max": 4.0}, "throughput_proofs_per_min": 1.182,
-        "s_per_proof": 50.8, "count": 2,
-    }
-    assert alpha.meta["status"] == "complete"
-    assert beta.summary == {"count": 1}
-    assert beta.meta["status"] == "unknown"
+def test_monolithic_jobs_have_one_gpu_phase_and_are_not_broken() -> None:
+    log = generate([Options(jobs=2, monolithic_jobs=2, seed=4)])
+    run = _parse(log.text)[0]
+    jobs = run.extras["jobs"]
+    truth = log.runs[0]
+    assert dict(zip(jobs["job_id"], jobs["kind"])) == truth.kinds
+    report = integrity.check_run(run, expected_partitions=4)
+    assert report.ok, report.issues.to_dict("records")
+    mono = jobs.loc[jobs["kind"] == "monolithic", "job"]
+    assert set(run.timeline.loc[run.timeline["job"].isin(mono), "partition"]) == {0}
 
 
 @pytest.mark.parametrize(
     "bad, reason",
     [
-        ("TIMELINE,12x,GPU_START,job-aaa,partition=0", "offset_ms '12x' is not a non-negative number"),
-        ("TIMELINE,12,GPU_START", "needs TIMELINE,<offset_ms>,<EVENT>,<job_id>"),
-        ("TIMELINE,12,gpu_start,job-aaa", "event 'gpu_start' is not an upper-case name"),
-        ("TIMELINE,12,GPU_START,job-aaa,partition", "detail token 'partition' is not key=value"),
-        ("TIMELINE,12,GPU_START,job-aaa,partition=two", "partition='two' is not a non-negative integer"),
-        ("CUZK_TIMING: prep_msm_ms=fast", "prep_msm_ms='fast' is not a number"),
-        ("CUZK_TIMING:", "has no key=value pairs"),
-        ("CUZK_TIMING: prestage_setup=maybe", "prestage_setup='maybe'"),
-        ("  [3/10] COMPLETED — 61.0s (prove=? ms, queue=270 ms)", "completion line does not match"),
+        ("TIMELINE,12x,GPU_START,job-a,worker=0", "offset_ms '12x' is not a whole number"),
+        ("TIMELINE,12,GPU_START", "needs TIMELINE,<offset_ms>,<EVENT>,<job_id>,<detail>"),
+        ("TIMELINE,12,GPU_BEGIN,job-a,worker=0", "event 'GPU_BEGIN' is not one cuzk emits"),
+        ("TIMELINE,12,GPU_START,job-a,worker=zero", "GPU_START detail 'worker=zero' is not"),
+        ("TIMELINE,12,GPU_END,job-a,worker=0,partition=1", "GPU_END detail"),
+        ("TIMELINE,12,GPU_START,CUZK_TIMING: x,worker=0", "is not a job id"),
+        ("CUZK_TIMING: prep_msm_ms=fast", "is no shape supraseal-c2 prints"),
+        ("CUZK_TIMING: gpu_tid=0 batch_add_ms=-5", "negative duration"),
+        ("CUZK_TIMING: prestage_setup=maybe", "is no shape"),
+        ("CUZK_NTT_H: d_b_alloc=1ms", "CUZK_NTT_H line is not"),
+        ("  [3/10] COMPLETED — 61.0s (prove=? ms, queue=270 ms)", "completion line is neither"),
+        ("2026-08-20T11:00:00.000000Z ERROR cuzk_core::engine: partition GPU proving failed job_id=a b",
+         "tracing job_id 'a b' is not a job id"),
     ],
 )
-def test_malformed_record_names_line_number_and_content(bad: str, reason: str) -> None:
-    lines = REFERENCE_LOG.splitlines()
-    lines.insert(6, bad)  # becomes line 7
+def test_malformed_line_is_skipped_counted_and_named(bad: str, reason: str) -> None:
+    lines = generate([Options(jobs=1, monolithic_jobs=0, noise=False, seed=9)]).text.splitlines(keepends=True)
+    lines.insert(6, bad + "\n")  # becomes line 7
+    run = parse_reference_log(lines, source="d.log")[0]
+    bad_rows = run.extras["malformed"]
+    assert bad_rows["line"].tolist() == [7] and bad_rows["text"].tolist() == [bad]
+    assert reason in bad_rows["reason"].iloc[0]
+    assert run.meta["lines"]["malformed"] == 1
     with pytest.raises(RunFormatError) as info:
-        parse_reference_log(lines, source="test.log")
-    err = info.value
-    assert err.line == 7
-    assert err.content == bad
-    assert reason in str(err)
-    assert "test.log:7" in str(err)
+        parse_reference_log(lines, source="d.log", strict=True)
+    assert info.value.line == 7 and "d.log:7" in str(info.value) and reason in str(info.value)
 
 
-def test_malformed_batch_summary_line_is_an_error() -> None:
-    text = REFERENCE_LOG.replace("throughput:    1.182 proofs/min (50.8s/proof)", "throughput:    lots")
-    line_no = REFERENCE_LOG.splitlines().index("throughput:    1.182 proofs/min (50.8s/proof)") + 1
-    with pytest.raises(RunFormatError, match="'throughput' does not parse") as info:
-        _runs(text)
-    assert info.value.line == line_no
+def test_an_error_quotes_at_most_200_characters_of_the_line() -> None:
+    long = "TIMELINE,1,GPU_START,job-a,worker=0" + "9" * 5000
+    lines = ["TIMELINE,0,SYNTH_START,job-a,partition=0\n", long + "\n"]
+    run = parse_reference_log(lines)[0]
+    text = run.extras["malformed"]["text"].iloc[0]
+    assert text.startswith(long[:200]) and len(text) < 260 and "more characters" in text
+    with pytest.raises(RunFormatError) as info:
+        parse_reference_log(lines, strict=True)
+    assert len(str(info.value)) < 700
 
 
-def test_log_without_marker_is_one_run_named_after_the_file(tmp_path: Path) -> None:
-    body = "\n".join(l for l in REFERENCE_LOG.splitlines() if not l.startswith(("RUN_ID=", "=== run ")))
-    path = tmp_path / "daemon-2026.log"
-    path.write_text(body)
-    runs = load_reference_log(path, expected_partitions=2)
-    assert [r.run_id for r in runs] == ["daemon-2026"]
-    assert len(runs[0].timeline) == ALPHA_EVENTS + BETA_EVENTS
-    assert runs[0].expected_partitions == 2
+def test_a_file_with_no_recognised_line_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "random.bin"
+    path.write_bytes(os.urandom(200_000))
+    with pytest.raises(RunFormatError, match="none of its .* lines is a record or informational line"):
+        load_reference_log(path)
+    with pytest.raises(RunFormatError, match=r"first malformed line d.log:2"):
+        _parse("hello\nTIMELINE,oops,GPU_START,j\n")
 
 
-def test_records_before_the_first_marker_form_their_own_run() -> None:
-    text = "TIMELINE,5,SYNTH_START,warmup,partition=0\n" + REFERENCE_LOG
-    runs = _runs(text)
-    assert [r.run_id for r in runs] == [PREAMBLE_RUN_ID, "alpha", "beta"]
-    assert len(runs[0].timeline) == 1 and runs[0].meta["preamble"] is True
+def test_the_line_counts_add_up() -> None:
+    log = generate(FULL)
+    runs = _parse(log.text)
+    total = sum(sum(r.meta["lines"].values()) for r in runs)
+    assert total == len(log.text.splitlines())
 
 
-def test_repeated_marker_in_a_row_is_one_run_but_a_returning_id_is_an_error() -> None:
-    doubled = REFERENCE_LOG.replace("RUN_ID=alpha\n", "RUN_ID=alpha\nRUN_ID=alpha\n")
-    assert [r.run_id for r in _runs(doubled)] == ["alpha", "beta"]
-    returning = REFERENCE_LOG + "RUN_ID=alpha\nTIMELINE,1,SYNTH_START,x,partition=0\n"
-    with pytest.raises(RunFormatError, match="run id 'alpha' appears again"):
-        _runs(returning)
+def test_prooflab_batch_stdout_is_accepted() -> None:
+    text = ("batch: porep-like 2^10; 3 proofs x 2 partitions, concurrency 2, lock=single dealloc=async gw=1 throttle=off\n"
+            "[1/3] COMPLETED — 1.2s (prove=800 ms, queue=3 ms)\n"
+            "[2/3] FAILED — 0.4s: partition 1: injected fault\n"
+            "[3/3] COMPLETED — 1.6s (prove=900 ms, queue=5 ms)\n\n"
+            "=== Batch Summary ===\ntotal time: 3.1 s\ncompleted: 2, failed: 1 (of 3)\n"
+            "wall:  avg 1.4 s, min 1.2 s, max 1.6 s\nprove: avg 0.8 s, min 0.8 s, max 0.9 s\n"
+            "throughput: 38.71 proofs/min (1.6 s/proof)\nrun directory: results/runs/x\n")
+    run = _parse(text)[0]
+    assert run.meta["lines"]["malformed"] == 0 and run.meta["lines"]["other"] == 1  # the blank line
+    assert run.config == {"count": 3, "partitions": 2, "concurrency": 2}
+    comp = run.extras["completions"]
+    assert comp["status"].tolist() == ["COMPLETED", "FAILED", "COMPLETED"]
+    assert comp["reason"].tolist()[1] == "partition 1: injected fault"
+    assert run.summary == {"total_s": 3.1, "completed": 2, "failed": 1, "count": 3, "interrupted": False,
+                           "wall_s": {"avg": 1.4, "min": 1.2, "max": 1.6}, "prove_s": {"avg": 0.8, "min": 0.8, "max": 0.9},
+                           "throughput_proofs_per_min": 38.71, "s_per_proof": 1.6, "run_directory": "results/runs/x"}
 
 
-def test_junk_only_log_gives_one_empty_run() -> None:
-    runs = _runs("hello\nworld\n")
-    assert len(runs) == 1 and runs[0].timeline.empty
-    assert isinstance(runs[0].timeline, pd.DataFrame)
+def test_job_labels_are_the_log_s_ids_cut_to_a_unique_prefix() -> None:
+    text = ("TIMELINE,0,SYNTH_START,porep-sector-0001,partition=0\n"
+            "TIMELINE,1,SYNTH_START,porep-sector-0002,partition=0\n")
+    run = _parse(text)[0]
+    assert job_labels(run) == {0: "porep-sector-0001", 1: "porep-sector-0002"}
+    uuid_log = generate([Options(jobs=2, monolithic_jobs=0, seed=3)])
+    run = _parse(uuid_log.text)[0]
+    assert set(job_labels(run).values()) == {j[:8] for j in uuid_log.runs[0].jobs}
+
+
+def test_returning_run_id_is_an_error() -> None:
+    text = "RUN_ID=a\nTIMELINE,0,SYNTH_START,x,partition=0\nRUN_ID=b\nTIMELINE,0,SYNTH_START,y,partition=0\nRUN_ID=a\n"
+    with pytest.raises(RunFormatError, match="run id 'a' appears again"):
+        _parse(text)
+    assert cuzk_logs  # the generator module is what the other tests read
