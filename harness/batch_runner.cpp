@@ -18,25 +18,20 @@
 namespace prooflab::harness {
 namespace {
 
-// The layout of cuzk-bench's batch summary (extern/cuzk/cuzk-bench/src/main.rs in
-// filecoin-project/curio), so that tools reading one read the other (prooflab's own external
-// runner among them), with more decimals: our CPU-sized runs take fractions of a second.
 void print_summary(const nlohmann::json& s, const std::filesystem::path& dir) {
   auto num = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() : 0.0; };
   std::printf("\n=== Batch Summary ===\n");
-  std::printf("total time:    %.3fs\n", num(s["total_s"]));
-  std::printf("completed:     %d\n", s["completed"].get<int>());
-  std::printf("failed:        %d\n", s["failed"].get<int>());
-  if (s["completed"].get<int>() > 0) {
-    std::printf("wall time:     avg=%.3fs min=%.3fs max=%.3fs\n", num(s["wall_s"]["avg"]),
-                num(s["wall_s"]["min"]), num(s["wall_s"]["max"]));
-    std::printf("prove time:    avg=%.3fs min=%.3fs max=%.3fs\n", num(s["prove_s"]["avg"]),
-                num(s["prove_s"]["min"]), num(s["prove_s"]["max"]));
-    std::printf("throughput:    %.3f proofs/min (%.4fs/proof)\n",
-                num(s["throughput_proofs_per_min"]), num(s["s_per_proof"]));
-  }
-  std::printf("of %d proofs%s; run directory: %s\n", s["count"].get<int>(),
-              s["interrupted"].get<bool>() ? ", INTERRUPTED" : "", dir.c_str());
+  std::printf("total time: %.1f s\n", num(s["total_s"]));
+  std::printf("completed: %d, failed: %d (of %d)%s\n", s["completed"].get<int>(),
+              s["failed"].get<int>(), s["count"].get<int>(),
+              s["interrupted"].get<bool>() ? ", INTERRUPTED" : "");
+  std::printf("wall:  avg %.1f s, min %.1f s, max %.1f s\n", num(s["wall_s"]["avg"]),
+              num(s["wall_s"]["min"]), num(s["wall_s"]["max"]));
+  std::printf("prove: avg %.1f s, min %.1f s, max %.1f s\n", num(s["prove_s"]["avg"]),
+              num(s["prove_s"]["min"]), num(s["prove_s"]["max"]));
+  std::printf("throughput: %.2f proofs/min (%.1f s/proof)\n", num(s["throughput_proofs_per_min"]),
+              num(s["s_per_proof"]));
+  std::printf("run directory: %s\n", dir.c_str());
 }
 
 }  // namespace

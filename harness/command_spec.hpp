@@ -21,7 +21,7 @@ struct CommandSpec {
   int line = 0;               // where [runner] starts
   CommandText setup;          // started before the run, kept running through it (a daemon)
   CommandText ready_command;  // polled until it exits 0: the daemon answers
-  CommandText ready_log;      // or: a file (e.g. {run_dir}/setup.stderr) ...
+  CommandText ready_log;      // or: a file (e.g. {run_dir}/setup.stdout) ...
   std::string ready_pattern;  // ... that must come to contain this text
   double ready_timeout_s = 300;
   CommandText run;  // the benchmark: its output holds the per-proof lines and Batch Summary

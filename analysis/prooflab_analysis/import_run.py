@@ -23,7 +23,7 @@ import pandas as pd
 
 from . import schema
 from .loaders import Run, RunFormatError
-from .reflog import parse_reference_log
+from .reflog import load_reference_log
 
 
 class NothingImportable(ValueError):
@@ -31,10 +31,14 @@ class NothingImportable(ValueError):
 
 
 def _one_run(path: Path, expected_partitions: int | None) -> Run | None:
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        runs = parse_reference_log(
-            fh, source=str(path), default_run_id=path.name, expected_partitions=expected_partitions
-        )
+    """The run in one captured file; None when the file holds no line of a known format
+    (an empty stdout, a daemon's unrelated chatter)."""
+    if path.stat().st_size == 0:
+        return None
+    try:
+        runs = load_reference_log(path, expected_partitions=expected_partitions)
+    except RunFormatError:
+        return None  # not strict: raised only when no line is of a format the importer knows
     if not runs:
         return None
     if len(runs) > 1:
@@ -77,9 +81,10 @@ def import_reference_log(
     Writes timeline.csv and stages.csv (docs/run-directory.md; the reference's TIMELINE in
     our columns, the CUZK_TIMING values that name their job and partition) and summary.json
     (the Batch Summary, plus `count` from the per-proof lines), and returns the summary.
-    Logs that do not exist are skipped. Raises RunFormatError for a record that does not
-    parse (file, line, text), NothingImportable when no log has a Batch Summary with a
-    throughput line, and ValueError when two logs each have one.
+    Logs that do not exist or hold no line of a known format are skipped; malformed lines
+    are skipped and counted (`malformed_lines`), as `prooflab report` does. Raises
+    NothingImportable when no log has a Batch Summary with a throughput line, and
+    ValueError when two logs each have one.
     """
     run_dir = Path(run_dir)
     paths = [Path(p) for p in log_paths if Path(p).is_file()]
@@ -88,10 +93,14 @@ def import_reference_log(
     stages: list[pd.DataFrame] = []
     summary: dict[str, Any] = {}
     summary_from: Path | None = None
+    count: int | None = None
+    malformed = 0
     for path in paths:
         run = _one_run(path, expected_partitions)
         if run is None:
             continue
+        malformed += int(run.meta.get("lines", {}).get("malformed", 0))
+        count = run.config.get("count", count)
         mapping = _global_jobs(run, jobs)
         if not run.timeline.empty:
             timelines.append(_renumber(run.timeline, mapping))
@@ -120,7 +129,10 @@ def import_reference_log(
     stage_frame = pd.concat(stages, ignore_index=True) if stages else schema.empty_stages()
     _csv(timeline[schema.TIMELINE_COLUMNS], run_dir / "timeline.csv")
     _csv(stage_frame[list(schema.empty_stages().columns)], run_dir / "stages.csv")
+    if "count" not in summary and count is not None:
+        summary["count"] = int(count)
     summary["imported_from"] = [str(p) for p in paths]
+    summary["malformed_lines"] = malformed  # skipped by the importer (docs/reference-logs.md)
     tmp = run_dir / "summary.json.tmp"
     tmp.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     tmp.replace(run_dir / "summary.json")

@@ -66,7 +66,7 @@ seed = 7
 kind = "command"
 config = "{tmp / 'cuzk.toml'}"
 setup = "exec {PY} {STANDIN} daemon --config {{config}} --listen unix://{{run_dir}}/cuzk.sock"
-ready_log = "{{run_dir}}/setup.stderr"
+ready_log = "{{run_dir}}/setup.stdout"
 ready_pattern = "cuzk-daemon ready, serving on"
 ready_timeout_s = 30
 run = "exec {PY} {STANDIN} bench --addr unix://{{run_dir}}/cuzk.sock batch --type porep --c1 {{c1}} --count {{count}} --concurrency {{concurrency}}"
@@ -150,6 +150,10 @@ def test_ab_over_the_standin_finds_the_effect_of_gpu_threads(tmp_path: Path) -> 
 
     # The run directory holds the real formats as captured, and the import of them.
     assert "TIMELINE," in (i2 / "setup.stderr").read_text()
+    assert "cuzk-daemon ready, serving on" in (i2 / "setup.stdout").read_text()
+    assert "CUZK_TIMING: set pool release threshold to MAX on gpu 0" in (i2 / "setup.stderr").read_text()
+    # every line of the stand-in is of a format the importer knows
+    assert json.loads((i2 / "summary.json").read_text())["malformed_lines"] == 0
     assert "=== Batch Summary ===" in (i2 / "run.stdout").read_text()
     run = load_run(i2)
     spans = run.timeline[run.timeline["event"] == "GPU_END"]
@@ -172,8 +176,9 @@ def test_a_daemon_log_shared_by_all_runs_is_split_by_run(tmp_path: Path) -> None
     shared = tmp_path / "cuzk-daemon.log"
     exp = daemon_experiment(tmp_path, "shared-log", "baseline = {}", reps=3, count=3, concurrency=3,
                             extra_runner=f'logs = ["{shared}"]')
-    text = exp.read_text().replace('--listen unix://{run_dir}/cuzk.sock"', f'--listen unix://{{run_dir}}/cuzk.sock 2>> {shared}"')
-    text = text.replace('ready_log = "{run_dir}/setup.stderr"', f'ready_log = "{shared}"')
+    text = exp.read_text().replace('--listen unix://{run_dir}/cuzk.sock"', f'--listen unix://{{run_dir}}/cuzk.sock >> {shared} 2>&1"')
+    # The readiness line too is in the shared log, after every earlier run's.
+    text = text.replace('ready_log = "{run_dir}/setup.stdout"', f'ready_log = "{shared}"')
     exp.write_text(text)
     proc = run_matrix(exp, tmp_path / "out")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -181,7 +186,7 @@ def test_a_daemon_log_shared_by_all_runs_is_split_by_run(tmp_path: Path) -> None
     assert whole.count("GPU_END") == 3 * 3 * 4  # three runs of 3 proofs x 4 partitions
     for rep in range(3):
         run_dir = tmp_path / "out" / "shared-log" / "base" / "baseline" / str(rep)
-        assert (run_dir / "setup.stderr").read_text() == ""
+        assert (run_dir / "setup.stderr").read_text() == (run_dir / "setup.stdout").read_text() == ""
         copy = (run_dir / "logs" / "0-cuzk-daemon.log").read_text()
         assert copy in whole
         run = load_run(run_dir)
@@ -282,7 +287,7 @@ def test_ctrl_c_tears_the_daemon_down(tmp_path: Path) -> None:
     assert meta["status"] == "interrupted", meta
     assert meta["failure"]["reason"] == "stopped during the run; its process group was ended"
     assert meta["exits"]["setup"]["status"] == "exit 0"  # the daemon's own SIGTERM handling
-    assert "received SIGTERM, shutting down" in (run_dir / "setup.stderr").read_text()
+    assert "received SIGTERM, shutting down" in (run_dir / "setup.stdout").read_text()
     assert "interrupted" in stderr
     assert not processes_mentioning(str(tmp_path))
 
@@ -340,16 +345,19 @@ I1 = {{ dealloc = "serialized" }}
             imported = json.loads((outer / "summary.json").read_text())
             assert imported["completed"] == inner["completed"] == 4
             assert imported["failed"] == 0
-            assert imported["s_per_proof"] == pytest.approx(inner["s_per_proof"], abs=5e-5)
-            assert imported["total_s"] == pytest.approx(inner["total_s"], abs=5e-4)
+            # As printed: `throughput: %.2f proofs/min (%.1f s/proof)`, `total time: %.1f s`.
+            assert imported["throughput_proofs_per_min"] == pytest.approx(inner["throughput_proofs_per_min"], abs=0.005)
+            assert imported["s_per_proof"] == pytest.approx(inner["s_per_proof"], abs=0.05)
+            assert imported["total_s"] == pytest.approx(inner["total_s"], abs=0.05)
     # No TIMELINE in prooflab's stdout: the A/B tables take summary.json's throughput.
     runs = metrics.experiment_metrics(load_experiment(exp_dir))
-    table = abtest.ab_table(runs, "summary.s_per_proof", n_boot=2000, higher_is_better=False)
+    table = abtest.ab_table(runs, "summary.throughput_proofs_per_min", n_boot=2000, higher_is_better=True)
     assert list(table["variant"]) == ["I1"]
     assert table.iloc[0]["n_baseline"] == 2 and table.iloc[0]["n_variant"] == 2
     done = subprocess.run([str(BIN), "report", str(exp_dir)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "## A/B: s_per_proof (from `summary.s_per_proof`" in (exp_dir / "report" / "report.md").read_text()
+    assert "## A/B: proofs_per_min (from `summary.throughput_proofs_per_min`" in (
+        exp_dir / "report" / "report.md").read_text()
 
 
 def test_shipped_phase11_external_experiment_parses_and_dry_runs(tmp_path: Path) -> None:

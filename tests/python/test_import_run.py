@@ -12,7 +12,7 @@ import pytest
 
 from prooflab_analysis import metrics
 from prooflab_analysis.import_run import NothingImportable, import_reference_log
-from prooflab_analysis.loaders import RunFormatError, load_run
+from prooflab_analysis.loaders import load_run
 
 DAEMON = """\
 INFO cuzk_daemon: cuzk-daemon ready, serving on unix:///tmp/x.sock
@@ -115,14 +115,24 @@ def test_nothing_importable(logs: tuple[Path, Path, Path]) -> None:
         import_reference_log([failed_only], run_dir)
 
 
-def test_a_bad_record_names_its_file_and_line(logs: tuple[Path, Path, Path]) -> None:
+def test_a_malformed_line_is_skipped_and_counted(logs: tuple[Path, Path, Path]) -> None:
     daemon, bench, run_dir = logs
     lines = DAEMON.splitlines()
     lines[3] = "TIMELINE,9x0,SYNTH_END,5f0c-aaaa,partition=0"
     daemon.write_text("\n".join(lines) + "\n")
-    with pytest.raises(RunFormatError) as err:
-        import_reference_log([daemon, bench], run_dir)
-    assert str(daemon) in str(err.value) and "4" in str(err.value)
+    summary = import_reference_log([daemon, bench], run_dir)
+    assert summary["malformed_lines"] == 1
+    assert len(load_run(run_dir).timeline) == DAEMON.count("TIMELINE,") - 1
+
+
+def test_a_file_of_unrelated_output_is_skipped(logs: tuple[Path, Path, Path]) -> None:
+    _, bench, run_dir = logs
+    chatter = bench.with_name("setup.stdout")
+    chatter.write_text("starting up\nlistening\n")
+    empty = bench.with_name("run.stderr")
+    empty.write_text("")
+    summary = import_reference_log([chatter, empty, bench], run_dir)
+    assert summary["completed"] == 2 and summary["malformed_lines"] == 0
 
 
 def test_two_summaries_are_refused(logs: tuple[Path, Path, Path]) -> None:

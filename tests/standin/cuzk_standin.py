@@ -2,8 +2,9 @@
 """A stand-in for the cuzk daemon and cuzk-bench, for testing prooflab's external runner.
 
 It writes the real formats (our own code; the formats are those of filecoin-project/curio:
-extern/cuzk/cuzk-core/src/engine.rs `timeline_event`, extern/supraseal-c2/cuda/groth16_cuda.cu
-`CUZK_TIMING:`, extern/cuzk/cuzk-bench/src/main.rs batch lines and `=== Batch Summary ===`)
+extern/cuzk/cuzk-core/src/engine.rs `timeline_event` and the CUZK_TIMING lines of
+extern/supraseal-c2/cuda/groth16_cuda.cu on stderr, tracing-subscriber lines on stdout,
+extern/cuzk/cuzk-bench/src/main.rs batch lines and `=== Batch Summary ===`)
 and takes the real knobs (cuzk.toml keys, CUZK_GPU_THREADS), but proves nothing: each stage
 sleeps for a time given by the model below.
 
@@ -46,6 +47,7 @@ import threading
 import time
 import tomllib
 import uuid
+from datetime import datetime, timezone
 from pathlib import Path
 
 SYNTH_MS = 3000.0
@@ -78,6 +80,14 @@ def emit(line: str) -> None:
         sys.stderr.flush()
 
 
+def info(message: str) -> None:
+    """A tracing-subscriber line, on stdout as cuzk-daemon's default `fmt()` writes it."""
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    with _emit_lock:
+        sys.stdout.write(f"{stamp}  INFO cuzk_daemon: {message}\n")
+        sys.stdout.flush()
+
+
 def timeline(event: str, job: str, detail: str) -> None:
     emit(f"TIMELINE,{now_ms()},{event},{job},{detail}")
 
@@ -103,6 +113,9 @@ class Engine:
         self.queue: queue.PriorityQueue = queue.PriorityQueue()
         self.seq = 0
         self.seq_lock = threading.Lock()
+        # Once per GPU, as supraseal-c2 does on first use (lines without durations).
+        timing("set pool release threshold to MAX on gpu 0")
+        timing("d_a_cache allocated 4096 MiB on gpu 0")
         for worker in range(int(gpus.get("gpu_workers_per_device", 2))):
             threading.Thread(target=self._gpu_worker, args=(worker,), daemon=True).start()
 
@@ -189,7 +202,7 @@ def daemon(args: argparse.Namespace) -> int:
     listen = args.listen or cfg.get("daemon", {}).get("listen", "")
     path = socket_path(listen)
     engine = Engine(cfg)
-    emit(f"INFO cuzk_daemon: configuration loaded listen={listen}")
+    info(f"configuration loaded listen={listen}")
 
     class Handler(socketserver.StreamRequestHandler):
         def handle(self) -> None:
@@ -206,12 +219,12 @@ def daemon(args: argparse.Namespace) -> int:
     server.daemon_threads = True
 
     def stop(signum, frame):  # noqa: ARG001 - signal handler signature
-        emit("INFO cuzk_daemon: received SIGTERM, shutting down")
+        info("received SIGTERM, shutting down")
         threading.Thread(target=server.shutdown, daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    emit(f"INFO cuzk_daemon: cuzk-daemon ready, serving on unix://{path}")
+    info(f"cuzk-daemon ready, serving on unix://{path}")
     server.serve_forever(poll_interval=0.05)
     server.server_close()
     os.unlink(path)
