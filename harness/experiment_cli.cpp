@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "harness/batch_runner.hpp"
 #include "harness/experiment_printer.hpp"
 #include "harness/experiment_runner.hpp"
 #include "harness/provenance.hpp"
+#include "harness/runner.hpp"
 
 namespace prooflab::harness {
 
@@ -82,18 +82,10 @@ void execute_experiment_command(const ExperimentPlan& plan, const ExperimentComm
   opts.keep_failed = o.keep_failed;
   opts.tty = tty;
   opts.progress = tty ? stderr : stdout;
-  const std::string param_dir = o.param_dir;
-  opts.execute = [param_dir](const RunRequest& rq) {
-    BatchRunOptions b;
-    b.out_parent = rq.out_parent;
-    b.run_id = rq.run_id;
-    b.param_dir = param_dir;
-    b.print_jobs = false;
-    b.print_summary = false;
-    b.stop = rq.stop;
-    const auto outcome = run_batch_to_directory(rq.config, b);
-    return RunResult{outcome.status, outcome.summary};
-  };
+  const std::unique_ptr<Runner> runner =
+      plan.spec.command.enabled ? make_command_runner(plan.spec.command, counters::CounterOptions{})
+                                : make_engine_runner(o.param_dir);
+  opts.execute = [&runner](const RunRequest& rq) { return runner->run(rq); };
   std::printf("experiment %s: %zu runs into %s\n", plan.spec.name.c_str(), plan.runs.size(),
               dir.c_str());
   std::fflush(stdout);

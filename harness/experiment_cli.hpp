@@ -1,5 +1,5 @@
 // What `prooflab matrix` and `prooflab sweep` share once they have a plan: the common options,
-// the dry run, SIGINT/SIGTERM handling, the executor (run_batch_to_directory, quiet), and the
+// the dry run, SIGINT/SIGTERM handling, the runner (the engine or the [runner] command), and the
 // closing lines (where index.csv is, the report command).
 #pragma once
 

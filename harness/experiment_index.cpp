@@ -41,7 +41,7 @@ std::string index_csv(const ExperimentPlan& plan, const std::vector<RunRecord>& 
            csv_field(plan.variant_of(r).name) + "," + std::to_string(r.rep) + "," +
            std::to_string(r.order) + "," + csv_field(r.run_dir) + "," + rec.status;
     for (const auto& c : plan.matrix.columns)
-      out += "," + csv_field(config_value_text(plan.config_of(r), c));
+      out += "," + csv_field(plan.arm_of(r).value(c));
     out += "\n";
   }
   return out;
@@ -72,7 +72,7 @@ nlohmann::json plan_json(const ExperimentPlan& plan) {
   for (const auto& a : plan.matrix.arms)
     arms.push_back({{"cell", plan.matrix.cells[a.cell].id},
                     {"variant", spec.variants[a.variant].name},
-                    {"config", a.config.to_json()}});
+                    {"config", a.recorded_config()}});
   return {{"experiment", spec.name},
           {"description", spec.description},
           {"source", spec.source},

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <map>
 
+#include "harness/command_template.hpp"
+
 namespace prooflab::harness {
 
 std::string cell_token(const std::string& key, const std::string& value) {
@@ -36,16 +38,16 @@ std::string cell_token(const std::string& key, const std::string& value) {
 
 namespace {
 
-bool matches(const Exclusion& ex, const Cell& cell) {
+bool matches(const ExperimentSpec& spec, const Exclusion& ex, const Cell& cell) {
   for (const auto& entry : ex.match) {
     const std::string& key = entry.first;
     const std::vector<std::string>& values = entry.second;
     const auto it = std::find_if(cell.values.begin(), cell.values.end(),
                                  [&](const auto& kv) { return kv.first == key; });
     if (it == cell.values.end()) return false;
-    const std::string have = canonical_value(key, it->second);
+    const std::string have = knob_canonical(spec, key, it->second);
     if (std::none_of(values.begin(), values.end(),
-                     [&](const std::string& v) { return canonical_value(key, v) == have; }))
+                     [&](const std::string& v) { return knob_canonical(spec, key, v) == have; }))
       return false;
   }
   return true;
@@ -56,7 +58,76 @@ bool excludes_variant(const Exclusion& ex, const std::string& variant) {
          std::find(ex.variants.begin(), ex.variants.end(), variant) != ex.variants.end();
 }
 
+void set_knob(Arm& arm, const std::string& key, const std::string& value) {
+  for (auto& kv : arm.knobs)
+    if (kv.first == key) {
+      kv.second = value;
+      return;
+    }
+  arm.knobs.emplace_back(key, value);
+}
+
+// A command runner's arm: base knobs, the cell's axis values, the variant's; then every
+// template must have a value for each of its placeholders, and concurrency <= count.
+void command_arm_knobs(const ExperimentSpec& spec, const Cell& cell, const Variant& variant,
+                       Arm& arm) {
+  for (const auto& s : spec.base_knobs) set_knob(arm, s.key, s.value);
+  for (const auto& [key, value] : cell.values) set_knob(arm, key, value);
+  for (const auto& s : variant.overrides) set_knob(arm, s.key, s.value);
+  const std::string where = "cell " + cell.id + ", variant " + variant.name;
+  const std::string count = arm.value("count"), concurrency = arm.value("concurrency");
+  if (count.empty() || concurrency.empty())
+    throw ExperimentFileError(spec.source, spec.command.line, where, count.empty() ? "count" : "concurrency",
+                              "missing: a command runner's runs need count and concurrency "
+                              "(in [base] or on an axis)");
+  if (std::stoll(concurrency) > std::stoll(count))
+    throw engine::ConfigError("concurrency (" + concurrency + ") must not exceed count (" + count + ")");
+  std::map<std::string, std::string> values;
+  for (const auto& name : builtin_placeholders(spec.command)) values[name] = "";
+  for (const auto& [key, value] : arm.knobs)
+    if (key.rfind("env.", 0) != 0 && key.rfind("overlay.", 0) != 0) values[key] = value;
+  auto check = [&](const std::string& text, const std::string& key, int line) {
+    try {
+      substitute(text, values);
+    } catch (const TemplateError& e) {
+      throw ExperimentFileError(spec.source, line, where, key,
+                                e.what() + std::string(" (set ") + e.placeholder() +
+                                    " in [base], on an axis or in this variant)");
+    }
+  };
+  for (const auto* t : spec.command.templates()) check(t->text, t->key, t->line);
+  auto line_of_knob = [&](const std::string& key) {
+    for (const auto& s : variant.overrides)
+      if (s.key == key) return s.line;
+    for (const auto& s : spec.base_knobs)
+      if (s.key == key) return s.line;
+    return 0;
+  };
+  for (const auto& [key, value] : arm.knobs)
+    if (key.rfind("env.", 0) == 0 || (key.rfind("overlay.", 0) == 0 && !value.empty() && value.front() == '"'))
+      check(value, key, line_of_knob(key));
+}
+
 }  // namespace
+
+nlohmann::json Arm::recorded_config() const {
+  if (!external) return config.to_json();
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [key, value] : knobs) {
+    if (key == "count" || key == "concurrency")
+      j[key] = std::stoll(value);
+    else
+      j[key] = value;
+  }
+  return j;
+}
+
+std::string Arm::value(const std::string& key) const {
+  if (!external) return config_value_text(config, key);
+  for (const auto& [k, v] : knobs)
+    if (k == key) return v;
+  return "";
+}
 
 ExperimentMatrix expand_matrix(const ExperimentSpec& spec) {
   // The product, first axis slowest.
@@ -91,18 +162,22 @@ ExperimentMatrix expand_matrix(const ExperimentSpec& spec) {
     for (std::size_t v = 0; v < spec.variants.size(); ++v) {
       bool excluded = false;
       for (std::size_t e = 0; e < spec.exclusions.size(); ++e) {
-        if (matches(spec.exclusions[e], cell) &&
+        if (matches(spec, spec.exclusions[e], cell) &&
             excludes_variant(spec.exclusions[e], spec.variants[v].name)) {
           ++hits[e];
           excluded = true;
         }
       }
       if (excluded) continue;
-      Arm arm{m.cells.size(), v, spec.base};
-      for (const auto& [key, value] : cell.values) arm.config.set(key, value);
-      for (const auto& s : spec.variants[v].overrides) arm.config.set(s.key, s.value);
+      Arm arm{m.cells.size(), v, spec.base, {}, spec.command.enabled};
       try {
-        arm.config.validate();
+        if (arm.external) {
+          command_arm_knobs(spec, cell, spec.variants[v], arm);
+        } else {
+          for (const auto& [key, value] : cell.values) arm.config.set(key, value);
+          for (const auto& s : spec.variants[v].overrides) arm.config.set(s.key, s.value);
+          arm.config.validate();
+        }
       } catch (const engine::ConfigError& e) {
         throw ExperimentFileError(
             spec.source, spec.axes_line, "cell " + cell.id + ", variant " + spec.variants[v].name,

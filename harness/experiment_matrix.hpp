@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/engine/config.hpp"
 #include "harness/experiment_spec.hpp"
 
@@ -22,6 +24,15 @@ struct Cell {
 struct Arm {
   std::size_t cell = 0, variant = 0;
   engine::EngineConfig config;  // base, then the cell's axis values, then the variant's overrides
+  // A command runner's knobs instead (config is then unused), in the same order of precedence:
+  // key -> text, keys in order of first appearance.
+  std::vector<std::pair<std::string, std::string>> knobs;
+  bool external = false;
+
+  // run.json's `config`: the engine config, or the knobs (count and concurrency as numbers).
+  nlohmann::json recorded_config() const;
+  // The canonical text of one knob ("" when the arm does not set it): index.csv's cells.
+  std::string value(const std::string& key) const;
 };
 
 struct ExperimentMatrix {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "harness/command_invocation.hpp"
+
 namespace prooflab::harness {
 
 namespace {
@@ -23,6 +25,37 @@ std::string state_text(const RunOnDisk& d, bool keep_failed) {
   if (d.conflicts()) return "CONFLICT (" + d.differences.front() + ")";
   if (run_is_done(d, keep_failed)) return d.status + ", skip";
   return d.status + ", redo";
+}
+
+// Each arm's commands, environment and overlay as its first run would have them.
+void print_commands(const ExperimentPlan& plan, const std::filesystem::path& exp_dir,
+                    std::FILE* out) {
+  std::fprintf(out, "commands (each arm's first run):\n");
+  for (std::size_t a = 0; a < plan.matrix.arms.size(); ++a) {
+    const auto it = std::find_if(plan.runs.begin(), plan.runs.end(),
+                                 [&](const PlannedRun& r) { return r.arm == a; });
+    if (it == plan.runs.end()) continue;
+    const auto inv = make_invocation(
+        plan.spec.command, plan.arm_of(*it),
+        RunContext{std::filesystem::absolute(exp_dir / it->run_dir),
+                   plan.spec.name + "/" + it->run_dir, plan.spec.name, plan.cell_of(*it).id,
+                   plan.variant_of(*it).name, it->rep});
+    std::fprintf(out, "  %s %s:\n", plan.cell_of(*it).id.c_str(), plan.variant_of(*it).name.c_str());
+    auto line = [&](const char* what, const std::string& text) {
+      if (!text.empty()) std::fprintf(out, "    %-9s %s\n", what, text.c_str());
+    };
+    std::string env, overlay;
+    for (const auto& [k, v] : inv.env) env += (env.empty() ? "" : " ") + k + "=" + v;
+    for (const auto& [k, v] : inv.overlay) overlay += (overlay.empty() ? "" : "; ") + k + " = " + v;
+    line("env", env);
+    line("overlay", overlay.empty() ? "" : inv.config_base.string() + " + " + overlay);
+    line("setup", inv.setup);
+    line("ready", inv.ready_command.empty()
+                      ? (inv.ready_log.empty() ? "" : "'" + plan.spec.command.ready_pattern + "' in " + inv.ready_log)
+                      : inv.ready_command);
+    line("run", inv.run);
+    line("teardown", inv.teardown);
+  }
 }
 
 }  // namespace
@@ -53,16 +86,22 @@ void print_plan(const ExperimentPlan& plan, const std::filesystem::path& exp_dir
       out, "  runs: %zu (%zu warm-up + %zu measured); arms: %zu of %zu (%zu excluded); done: %zu\n",
       plan.runs.size(), warmups, plan.runs.size() - warmups, plan.matrix.arms.size(),
       plan.matrix.product_arms, plan.matrix.product_arms - plan.matrix.arms.size(), done);
-  std::string base;
-  const nlohmann::json base_json = spec.base.to_json();
-  for (auto it = base_json.begin(); it != base_json.end(); ++it) {
-    const bool on_axis = std::any_of(spec.axes.begin(), spec.axes.end(), [&](const Axis& a) {
-      return std::find(a.keys.begin(), a.keys.end(), it.key()) != a.keys.end();
-    });
-    if (!on_axis)
-      base += (base.empty() ? "" : " ") + it.key() + "=" + config_value_text(spec.base, it.key());
+  if (spec.command.enabled) {
+    std::string base;
+    for (const auto& k : spec.base_knobs) base += (base.empty() ? "" : " ") + k.key + "=" + k.value;
+    std::fprintf(out, "  runner: command; base: %s\n", base.empty() ? "(none)" : base.c_str());
+  } else {
+    std::string base;
+    const nlohmann::json base_json = spec.base.to_json();
+    for (auto it = base_json.begin(); it != base_json.end(); ++it) {
+      const bool on_axis = std::any_of(spec.axes.begin(), spec.axes.end(), [&](const Axis& a) {
+        return std::find(a.keys.begin(), a.keys.end(), it.key()) != a.keys.end();
+      });
+      if (!on_axis)
+        base += (base.empty() ? "" : " ") + it.key() + "=" + config_value_text(spec.base, it.key());
+    }
+    std::fprintf(out, "  base (axes aside): %s\n", base.c_str());
   }
-  std::fprintf(out, "  base (axes aside): %s\n", base.c_str());
 
   std::size_t cw = 4, vw = 7;
   for (const auto& c : plan.matrix.cells) cw = std::max(cw, c.id.size());
@@ -77,6 +116,7 @@ void print_plan(const ExperimentPlan& plan, const std::filesystem::path& exp_dir
   std::fprintf(out, "variants:\n");
   for (const auto& v : spec.variants)
     std::fprintf(out, "  %s  %s\n", pad(v.name, vw).c_str(), settings_text(v.overrides).c_str());
+  if (spec.command.enabled) print_commands(plan, exp_dir, out);
   std::fprintf(out, "runs:\n  %s  %s  %s  %s  %s\n", pad("order", 5).c_str(),
                pad("cell", cw).c_str(), pad("variant", vw).c_str(), pad("rep", 9).c_str(),
                "run_dir (state)");

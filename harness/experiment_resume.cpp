@@ -13,7 +13,7 @@ std::string text(const nlohmann::json& v) {
 
 }  // namespace
 
-RunOnDisk inspect_run_dir(const std::filesystem::path& dir, const engine::EngineConfig& planned) {
+RunOnDisk inspect_run_dir(const std::filesystem::path& dir, const nlohmann::json& planned) {
   RunOnDisk out;
   const auto file = dir / "run.json";
   std::error_code ec;
@@ -32,7 +32,7 @@ RunOnDisk inspect_run_dir(const std::filesystem::path& dir, const engine::Engine
   }
   out.status = meta["status"].get<std::string>();
   // Keys only one side knows (a knob added to the engine since) are not differences.
-  const nlohmann::json want = planned.to_json();
+  const nlohmann::json& want = planned;
   if (meta.contains("config") && meta["config"].is_object()) {
     for (const auto& [key, value] : want.items()) {
       const auto it = meta["config"].find(key);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/engine/config.hpp"
+#include <nlohmann/json.hpp>
 
 namespace prooflab::harness {
 
@@ -26,7 +26,8 @@ struct RunOnDisk {
   bool conflicts() const { return complete() && !differences.empty(); }
 };
 
-RunOnDisk inspect_run_dir(const std::filesystem::path& dir, const engine::EngineConfig& planned);
+// planned: the config run.json would record (Arm::recorded_config).
+RunOnDisk inspect_run_dir(const std::filesystem::path& dir, const nlohmann::json& planned);
 
 // The index's status for a run.json status: complete | failed | interrupted (a run left
 // "running" or unreadable was killed).

@@ -18,7 +18,7 @@ std::vector<RunOnDisk> scan_runs(const ExperimentPlan& plan, const std::filesyst
   std::vector<RunOnDisk> out;
   out.reserve(plan.runs.size());
   for (const auto& r : plan.runs)
-    out.push_back(inspect_run_dir(exp_dir / r.run_dir, plan.config_of(r)));
+    out.push_back(inspect_run_dir(exp_dir / r.run_dir, plan.arm_of(r).recorded_config()));
   return out;
 }
 
@@ -106,10 +106,12 @@ ExperimentOutcome run_experiment(const ExperimentPlan& plan, const RunnerOptions
     RunResult result;
     try {
       result = opts.execute(RunRequest{plan.config_of(r), opts.out_root,
-                                       plan.spec.name + "/" + r.run_dir, opts.stop_now});
+                                       plan.spec.name + "/" + r.run_dir, opts.stop_now,
+                                       &plan.arm_of(r), plan.spec.name, plan.cell_of(r).id,
+                                       plan.variant_of(r).name, r.rep});
     } catch (const std::exception& e) {
       progress.close();
-      const RunOnDisk d = inspect_run_dir(run_dir, plan.config_of(r));
+      const RunOnDisk d = inspect_run_dir(run_dir, plan.arm_of(r).recorded_config());
       rec.status = d.exists() ? index_status(d.status == "complete" ? "failed" : d.status) : "";
       rec.error = e.what();
       record.set_status("failed");
@@ -120,9 +122,11 @@ ExperimentOutcome run_experiment(const ExperimentPlan& plan, const RunnerOptions
     rec.seconds = trace::seconds_since(t0);
     rec.executed = true;
     rec.status = index_status(result.status);
+    rec.error = result.reason;
     ++out.executed;
     record.write();
-    progress.finish(label, rec.status, rec.seconds, outcome_detail(result));
+    progress.finish(label, rec.status, rec.seconds,
+                    result.reason.empty() ? outcome_detail(result) : result.reason);
     if (rec.status == "interrupted") {
       stopped = true;
       break;

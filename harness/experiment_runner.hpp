@@ -1,5 +1,6 @@
 // Runs an experiment plan: every planned run into <out>/<experiment>/<run_dir> through an
-// executor (prooflab's is run_batch_to_directory; tests pass a fake), index.csv and
+// executor (prooflab's is a Runner, harness/runner.hpp: the engine or an external command;
+// tests pass a fake), index.csv and
 // experiment.json rewritten after each run, progress shown as it goes.
 //
 // Resumable: a run whose run.json says "complete" (with the planned config) is skipped; one
@@ -23,20 +24,9 @@
 #include "core/engine/config.hpp"
 #include "harness/experiment_resume.hpp"
 #include "harness/experiment_schedule.hpp"
+#include "harness/runner.hpp"
 
 namespace prooflab::harness {
-
-struct RunRequest {
-  const engine::EngineConfig& config;
-  std::filesystem::path out_parent;  // the run directory is out_parent / run_id
-  std::string run_id;                // <experiment>/<cell>/<variant>/<rep>
-  const std::atomic<bool>* stop;     // set: end the run now (it ends "interrupted")
-};
-
-struct RunResult {
-  std::string status;  // complete | failed | interrupted (what run.json says)
-  nlohmann::json summary;
-};
 
 using RunExecutor = std::function<RunResult(const RunRequest&)>;
 

@@ -37,6 +37,7 @@ struct ExperimentPlan {
   const engine::EngineConfig& config_of(const PlannedRun& r) const {
     return matrix.arms[r.arm].config;
   }
+  const Arm& arm_of(const PlannedRun& r) const { return matrix.arms[r.arm]; }
 };
 
 // expand_matrix + schedule_runs.

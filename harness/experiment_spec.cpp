@@ -5,12 +5,16 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
+
+#include "harness/command_template.hpp"
+#include "harness/toml_source.hpp"
 
 namespace prooflab::harness {
 
@@ -56,24 +60,12 @@ std::string canonical_value(const std::string& key, const std::string& value) {
   return config_value_text(scratch, key);
 }
 
-namespace {
-
-using Entry = std::pair<const toml::key*, const toml::node*>;
-
-int line_of(const toml::source_region& r) { return static_cast<int>(r.begin.line); }
-
-// toml++ keeps a table's keys sorted; experiments need the order of the file (axes nest in
-// declaration order, variants are listed as declared).
-std::vector<Entry> in_file_order(const toml::table& table) {
-  std::vector<Entry> entries;
-  for (const auto& [key, node] : table) entries.emplace_back(&key, &node);
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    const auto& ra = a.first->source().begin;
-    const auto& rb = b.first->source().begin;
-    return std::tie(ra.line, ra.column) < std::tie(rb.line, rb.column);
-  });
-  return entries;
+std::string knob_canonical(const ExperimentSpec& spec, const std::string& key,
+                           const std::string& value) {
+  return spec.command.enabled ? value : canonical_value(key, value);
 }
+
+namespace {
 
 std::optional<std::string> scalar_text(const toml::node& node) {
   if (const auto* s = node.as_string()) return s->get();
@@ -118,15 +110,15 @@ class Parser {
     spec_.name = default_name;
     for (const auto& [key, node] : in_file_order(root)) {
       const std::string k(key->str());
-      if (k == "experiment" || k == "base" || k == "axes" || k == "variants") {
+      if (k == "experiment" || k == "base" || k == "axes" || k == "variants" || k == "runner") {
         if (!node->is_table()) fail(line_of(key->source()), "", k, "must be a table ([" + k + "])");
       } else if (k == "exclude") {
         if (!node->is_array())
           fail(line_of(key->source()), "", k, "must be an array of tables ([[exclude]])");
       } else {
         fail(line_of(key->source()), "", k,
-             "unknown top-level entry (an experiment file has [experiment], [base], [axes], "
-             "[variants] and [[exclude]])");
+             "unknown top-level entry (an experiment file has [experiment], [runner], [base], "
+             "[axes], [variants] and [[exclude]])");
       }
     }
     // Fixed order whatever the file's: axes before variants (a variant may not set an axis
@@ -135,6 +127,8 @@ class Parser {
     if (!is_safe_name(spec_.name))
       fail(0, "[experiment]", "name",
            "'" + spec_.name + "' cannot be a directory name (use letters, digits, . _ + -)");
+    // [runner] first: it decides what the knobs of [base], [axes] and [variants] are.
+    if (const auto* t = root["runner"].as_table()) parse_runner(*t);
     if (const auto* t = root["base"].as_table()) parse_base(*t);
     if (const auto* t = root["axes"].as_table()) {
       spec_.axes_line = line_of(t->source());
@@ -146,6 +140,7 @@ class Parser {
       spec_.variants.push_back({"baseline", {}, 0});
     }
     if (const auto* a = root["exclude"].as_array()) parse_exclusions(*a);
+    if (spec_.command.enabled) check_command_knobs();
     return std::move(spec_);
   }
 
@@ -155,9 +150,11 @@ class Parser {
     throw ExperimentFileError(file_, line, section, key, message);
   }
 
-  // Validates `value` for engine key `key` on a scratch config.
+  // Validates `value` for engine key `key` on a scratch config (for a command runner: a knob
+  // name and a string, integer or boolean).
   std::string checked_value(const std::string& section, const std::string& key,
                             const toml::node& node, int line) const {
+    if (spec_.command.enabled) return knob_value(section, key, node, line);
     const auto text = scalar_text(node);
     if (!text) fail(line, section, key, "must be a string, integer or boolean");
     try {
@@ -212,10 +209,17 @@ class Parser {
     for (const auto& [key, node] : in_file_order(t)) {
       const std::string k(key->str());
       const int line = line_of(key->source());
+      if (spec_.command.enabled && (k == "env" || k == "overlay")) {
+        add_command_table("[base]", k, *node, line, spec_.base_knobs);
+        continue;
+      }
       if (node->is_table() || node->is_array())
         fail(line, "[base]", k, "must be a single value (lists of values belong in [axes])");
       const std::string value = checked_value("[base]", k, *node, line);
-      spec_.base.set(k, value);
+      if (spec_.command.enabled)
+        spec_.base_knobs.push_back({k, value, line});
+      else
+        spec_.base.set(k, value);
     }
   }
 
@@ -278,7 +282,7 @@ class Parser {
       for (const auto& point : axis.points) {
         std::vector<std::string> canon;
         for (std::size_t i = 0; i < point.size(); ++i)
-          canon.push_back(canonical_value(axis.keys[i], point[i]));
+          canon.push_back(knob_canonical(spec_, axis.keys[i], point[i]));
         if (!seen.insert(canon).second)
           fail(line, "[axes]", k, "value '" + join(point, ", ") + "' appears twice");
       }
@@ -314,6 +318,10 @@ class Parser {
           } else {
             add(*vnode);
           }
+          continue;
+        }
+        if (spec_.command.enabled && (k == "env" || k == "overlay")) {
+          add_command_table(section, k, *vnode, vline, v.own);
           continue;
         }
         if (vnode->is_table() || vnode->is_array())
@@ -367,7 +375,7 @@ class Parser {
       if (visiting.count(base))
         fail(line, section, "extends", "'" + base + "' leads back to '" + name + "' (a cycle)");
       for (const auto& s : resolve(base, raw, resolved, visiting)) {
-        const std::string canon = canonical_value(s.key, s.value);
+        const std::string canon = knob_canonical(spec_, s.key, s.value);
         if (auto it = set_by.find(s.key); it != set_by.end()) {
           if (it->second.first != canon)
             fail(line, section, "extends",
@@ -449,12 +457,12 @@ class Parser {
         std::vector<std::string> texts;
         for (const auto* v : values) {
           const std::string value = checked_value("[[exclude]]", k, *v, kline);
-          const std::string canon = canonical_value(k, value);
+          const std::string canon = knob_canonical(spec_, k, value);
           std::vector<std::string> occurring;
           bool found = false;
           for (const auto& point : axis->points) {
             occurring.push_back(point[index]);
-            found = found || canonical_value(k, point[index]) == canon;
+            found = found || knob_canonical(spec_, k, point[index]) == canon;
           }
           if (!found)
             fail(kline, "[[exclude]]", k,
@@ -468,6 +476,239 @@ class Parser {
              "names no axis key (an exclusion drops the cells whose axis values match)");
       spec_.exclusions.push_back(std::move(ex));
     }
+  }
+
+  // ---- [runner] kind = "command" (docs/external-runner.md)
+
+  CommandText command_text(const std::string& key, const toml::node& node, int line) const {
+    const auto* s = node.as_string();
+    if (!s || s->get().empty()) fail(line, "[runner]", key, "must be a non-empty string");
+    try {
+      template_placeholders(s->get());
+    } catch (const TemplateError& e) {
+      fail(line, "[runner]", key, e.what());
+    }
+    return {s->get(), key, line};
+  }
+
+  double seconds(const std::string& key, const toml::node& node, int line) const {
+    const auto v = node.value<double>();
+    if (!v || !(*v > 0) || *v > 7 * 86400.0)
+      fail(line, "[runner]", key, "must be a number of seconds, more than 0 and at most 604800");
+    return *v;
+  }
+
+  void parse_runner(const toml::table& t) {
+    CommandSpec& c = spec_.command;
+    c.line = line_of(t.source());
+    const auto* kind = t["kind"].as_string();
+    if (!kind)
+      fail(c.line, "[runner]", "kind", "missing or not a string (accepted: command | engine)");
+    if (kind->get() != "command" && kind->get() != "engine")
+      fail(line_of(kind->source()), "[runner]", "kind",
+           "bad value '" + kind->get() + "' (accepted: command | engine)");
+    if (kind->get() == "engine") {
+      if (t.size() > 1)
+        fail(c.line, "[runner]", "", "kind = \"engine\" takes no other keys (they describe a command)");
+      return;
+    }
+    c.enabled = true;
+    for (const auto& [key, node] : in_file_order(t)) {
+      const std::string k(key->str());
+      const int line = line_of(key->source());
+      if (k == "kind") continue;
+      if (k == "setup") c.setup = command_text(k, *node, line);
+      else if (k == "ready_command") c.ready_command = command_text(k, *node, line);
+      else if (k == "ready_log") c.ready_log = command_text(k, *node, line);
+      else if (k == "ready_pattern") {
+        const auto* s = node->as_string();
+        if (!s || s->get().empty()) fail(line, "[runner]", k, "must be a non-empty string");
+        c.ready_pattern = s->get();
+      } else if (k == "ready_timeout_s") c.ready_timeout_s = seconds(k, *node, line);
+      else if (k == "run") c.run = command_text(k, *node, line);
+      else if (k == "run_timeout_s") c.run_timeout_s = seconds(k, *node, line);
+      else if (k == "teardown") c.teardown = command_text(k, *node, line);
+      else if (k == "teardown_timeout_s") c.teardown_timeout_s = seconds(k, *node, line);
+      else if (k == "config") c.config = command_text(k, *node, line);
+      else if (k == "logs" || k == "versions") {
+        const auto* list = node->as_array();
+        if (!list) fail(line, "[runner]", k, "must be a list of strings");
+        auto& out = k == "logs" ? c.logs : c.versions;
+        for (const auto& item : *list) {
+          const int iline = line_of(item.source()) > 0 ? line_of(item.source()) : line;
+          out.push_back(command_text(k + "[" + std::to_string(out.size()) + "]", item, iline));
+        }
+      } else if (k == "partitions") {
+        c.partitions = static_cast<int>(integer("[runner]", k, *node, 1, 100000));
+      } else {
+        fail(line, "[runner]", k, "unknown key (accepted: " + std::string(runner_keys()) + ")");
+      }
+    }
+    if (c.run.empty()) fail(c.line, "[runner]", "run", "missing: the command that runs the benchmark");
+    if (c.ready_log.empty() != c.ready_pattern.empty())
+      fail(c.line, "[runner]", c.ready_pattern.empty() ? "ready_pattern" : "ready_log",
+           "ready_log and ready_pattern go together (the file to watch and the text to wait for)");
+    if (!c.ready_log.empty() && !c.ready_command.empty())
+      fail(c.ready_log.line, "[runner]", "ready_log",
+           "give one readiness check: ready_command or ready_log");
+    if ((!c.ready_log.empty() || !c.ready_command.empty()) && c.setup.empty())
+      fail(c.line, "[runner]", c.ready_log.empty() ? "ready_command" : "ready_log",
+           "a readiness check needs a setup command (what would become ready?)");
+  }
+
+  static bool is_knob_name(const std::string& k) {
+    if (k.empty() || !(std::isalpha(static_cast<unsigned char>(k[0])) || k[0] == '_')) return false;
+    return std::all_of(k.begin(), k.end(),
+                       [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; });
+  }
+
+  // A command runner's knob: a placeholder name with a string, integer or boolean value.
+  std::string knob_value(const std::string& section, const std::string& key,
+                         const toml::node& node, int line) const {
+    if (!is_knob_name(key) || key == "env" || key == "overlay")
+      fail(line, section, key,
+           "is not a knob name (letters, digits and _; env and overlay are tables here)");
+    std::string text;
+    if (const auto* s = node.as_string()) text = s->get();
+    else if (const auto* i = node.as_integer()) text = std::to_string(i->get());
+    else if (const auto* b = node.as_boolean()) text = b->get() ? "true" : "false";
+    else fail(line, section, key, "must be a string, integer or boolean");
+    if (key == "count" || key == "concurrency") {
+      const auto* i = node.as_integer();
+      if (!i || i->get() < 1 || i->get() > 1000000)
+        fail(line, section, key, "must be an integer from 1 to 1000000");
+    }
+    return text;
+  }
+
+  // `env = { NAME = "value" }` and `overlay = { gpus.gpu_threads = 32 }` of [base] or a
+  // variant, as knobs env.NAME and overlay.gpus.gpu_threads.
+  void add_command_table(const std::string& section, const std::string& which,
+                         const toml::node& node, int line, std::vector<Setting>& out) const {
+    const auto* table = node.as_table();
+    if (!table)
+      fail(line, section, which,
+           which == "env" ? "must be a table of variables, e.g. env = { CUZK_GPU_THREADS = \"32\" }"
+                          : "must be a table of key paths, e.g. overlay = { gpus.gpu_threads = 32 }");
+    auto put = [&](const std::string& key, std::string value, int kline) {
+      for (auto& s : out)
+        if (s.key == key) fail(kline, section, key, "is set twice");
+      out.push_back({key, std::move(value), kline});
+    };
+    if (which == "env") {
+      for (const auto& [k, v] : in_file_order(*table)) {
+        const std::string name(k->str());
+        const int kline = line_of(k->source());
+        if (!is_knob_name(name))
+          fail(kline, section, "env." + name, "is not an environment variable name");
+        std::string text;
+        if (const auto* s = v->as_string()) text = s->get();
+        else if (const auto* i = v->as_integer()) text = std::to_string(i->get());
+        else fail(kline, section, "env." + name, "must be a string or an integer");
+        check_template(section, "env." + name, text, kline);
+        put("env." + name, text, kline);
+      }
+      return;
+    }
+    std::function<void(const toml::table&, const std::string&)> walk =
+        [&](const toml::table& t, const std::string& prefix) {
+          for (const auto& [k, v] : in_file_order(t)) {
+            const std::string path = prefix + (prefix.empty() ? "" : ".") + std::string(k->str());
+            const int kline = line_of(k->source());
+            if (const auto* sub = v->as_table()) {
+              walk(*sub, path);
+              continue;
+            }
+            if (const auto* s = v->as_string()) check_template(section, "overlay." + path, s->get(), kline);
+            std::ostringstream literal;
+            if (const auto* arr = v->as_array()) literal << *arr;
+            else if (const auto* s = v->as_string()) literal << nlohmann::json(s->get()).dump();
+            else if (const auto* i = v->as_integer()) literal << *i;
+            else if (const auto* f = v->as_floating_point()) literal << *f;
+            else if (const auto* b = v->as_boolean()) literal << *b;
+            else fail(kline, section, "overlay." + path, "must be a TOML value (not a date)");
+            put("overlay." + path, literal.str(), kline);
+          }
+        };
+    walk(*table, "");
+  }
+
+  void check_template(const std::string& section, const std::string& key, const std::string& text,
+                      int line) const {
+    try {
+      template_placeholders(text);
+    } catch (const TemplateError& e) {
+      fail(line, section, key, e.what());
+    }
+  }
+
+  // Every placeholder names a built-in or a knob; every knob is used somewhere; overlays
+  // have a base file and the commands are pointed at the copy.
+  void check_command_knobs() const {
+    const CommandSpec& c = spec_.command;
+    struct Use {
+      std::string where;
+      int line;
+    };
+    std::map<std::string, Use> used;  // placeholder -> first use
+    std::vector<std::pair<std::string, Use>> uses;
+    auto scan = [&](const std::string& text, const std::string& where, int line) {
+      for (const auto& name : template_placeholders(text)) {
+        used.emplace(name, Use{where, line});
+        uses.push_back({name, {where, line}});
+      }
+    };
+    for (const auto* t : c.templates()) scan(t->text, "[runner] key '" + t->key + "'", t->line);
+    std::vector<const Setting*> knobs;
+    for (const auto& s : spec_.base_knobs) knobs.push_back(&s);
+    for (const auto& v : spec_.variants)
+      for (const auto& s : v.overrides) knobs.push_back(&s);
+    std::set<std::string> defined;
+    bool overlay = false;
+    for (const auto* s : knobs) {
+      const bool is_env = s->key.rfind("env.", 0) == 0, is_overlay = s->key.rfind("overlay.", 0) == 0;
+      overlay = overlay || is_overlay;
+      if (is_env || (is_overlay && !s->value.empty() && s->value.front() == '"'))
+        scan(s->value, "key '" + s->key + "'", s->line);
+      if (!is_env && !is_overlay) defined.insert(s->key);
+    }
+    for (const auto& a : spec_.axes) defined.insert(a.keys.begin(), a.keys.end());
+    const auto builtins = builtin_placeholders(c);
+    std::string known;
+    for (const auto& d : defined) known += (known.empty() ? "" : ", ") + d;
+    for (const auto& [name, use] : uses) {
+      if (defined.count(name) ||
+          std::find(builtins.begin(), builtins.end(), name) != builtins.end())
+        continue;
+      throw ExperimentFileError(
+          file_, use.line, "", "",
+          use.where + ": placeholder {" + name + "} is neither a knob (" +
+              (known.empty() ? std::string("none set") : known) + ") nor a built-in (" +
+              join(builtins) + ")" +
+              (name == "config" ? "; {config} needs [runner] config = the base file" : ""));
+    }
+    auto check_used = [&](const std::string& key, int line, const std::string& section) {
+      if (key == "count" || key == "concurrency" || used.count(key)) return;
+      fail(line, section, key,
+           "is not used by the runner: no {" + key +
+               "} in [runner]'s commands, env or overlay values, so it would change nothing");
+    };
+    for (const auto& s : spec_.base_knobs)
+      if (defined.count(s.key)) check_used(s.key, s.line, "[base]");
+    for (const auto& a : spec_.axes)
+      for (const auto& k : a.keys) check_used(k, a.line, "[axes]");
+    for (const auto& v : spec_.variants)
+      for (const auto& s : v.overrides)
+        if (defined.count(s.key)) check_used(s.key, s.line, "[variants." + v.name + "]");
+    if (overlay && c.config.empty())
+      for (const auto* s : knobs)
+        if (s->key.rfind("overlay.", 0) == 0)
+          fail(s->line, "", s->key,
+               "an overlay needs [runner] config = \"<base TOML file>\" to be merged into");
+    if (!c.config.empty() && !used.count("config"))
+      fail(c.config.line, "[runner]", "config",
+           "no command is pointed at the merged copy: use {config} in setup or run (e.g. "
+           "--config {config})");
   }
 
   std::string file_;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/engine/config.hpp"
+#include "harness/command_spec.hpp"
 
 namespace prooflab::harness {
 
@@ -31,7 +32,10 @@ class ExperimentFileError : public std::invalid_argument {
   std::string key_;
 };
 
-// One knob as written: the engine key, its text (what EngineConfig::set takes) and the line.
+// One knob as written: the key, its text and the line. For the engine, a config key and what
+// EngineConfig::set takes; for a command runner, a knob name (substituted as {name}),
+// `env.NAME` (an environment variable) or `overlay.a.b` (a key path of the config overlay,
+// whose text is a TOML value: 32, "auto", true).
 struct Setting {
   std::string key, value;
   int line = 0;
@@ -64,7 +68,9 @@ struct Exclusion {
 struct ExperimentSpec {
   std::string name, description;
   std::string source = "(command line)";  // the file, for messages and experiment.json
-  engine::EngineConfig base;
+  engine::EngineConfig base;       // the engine's base config (unused by a command runner)
+  CommandSpec command;             // [runner] kind = "command"; command.enabled false: the engine
+  std::vector<Setting> base_knobs;  // a command runner's [base]
   std::vector<Axis> axes;
   std::vector<Variant> variants;  // never empty; "baseline" is the reference arm
   std::vector<Exclusion> exclusions;
@@ -84,6 +90,10 @@ ExperimentSpec parse_experiment_toml(std::string_view text, const std::string& s
 std::string config_value_text(const engine::EngineConfig& cfg, const std::string& key);
 // The canonical text of `value` for `key` (throws ConfigError when EngineConfig rejects it).
 std::string canonical_value(const std::string& key, const std::string& value);
+
+// canonical_value for the engine; a command runner's knobs are compared as written.
+std::string knob_canonical(const ExperimentSpec& spec, const std::string& key,
+                           const std::string& value);
 
 // Experiment, variant and cell names become directory names: [A-Za-z0-9._+-], not "." or "..".
 bool is_safe_name(const std::string& name);

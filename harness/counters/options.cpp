@@ -56,11 +56,13 @@ void CounterOptions::validate() const {
 }
 
 nlohmann::json CounterOptions::to_json() const {
-  return {{"selection", selection},
+  nlohmann::json j = {{"selection", selection},
           {"sources", std::vector<std::string>(sources.begin(), sources.end())},
           {"period_ms", period_ms},
           {"probe_bytes", probe_bytes},
           {"probe_ring_bytes", probe_ring_bytes}};
+  if (proc_pid != 0) j["proc_pid"] = proc_pid;
+  return j;
 }
 
 }  // namespace prooflab::harness::counters

@@ -28,6 +28,9 @@ struct CounterOptions {
   // reads come from DRAM rather than from the cache.
   std::uint64_t probe_bytes = 4ull << 20;
   std::uint64_t probe_ring_bytes = 0;
+  // The process whose page faults and RSS the proc source reads: 0 = this one; the external
+  // runner names its prover's (the setup's or the run command's process).
+  int proc_pid = 0;
   // The likwid helper's initialisation (likwid's access daemon gives up after 10 s).
   double likwid_init_timeout_s = 15.0;
 

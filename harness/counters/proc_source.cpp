@@ -13,22 +13,22 @@ namespace prooflab::harness::counters {
 ProcSource::Totals ProcSource::read_totals() const {
   Totals t;
   if (const auto text = read_small_file(root_ + "/interrupts")) t.tlb = parse_tlb_shootdowns(*text);
-  if (const auto text = read_small_file(root_ + "/self/stat"))
+  if (const auto text = read_small_file(root_ + "/" + process_ + "/stat"))
     if (const auto f = parse_stat_faults(*text)) t.faults = f->minor + f->major;
-  if (const auto text = read_small_file(root_ + "/self/statm"))
+  if (const auto text = read_small_file(root_ + "/" + process_ + "/statm"))
     if (const auto pages = parse_statm_resident_pages(*text))
       t.rss_bytes = *pages * static_cast<std::uint64_t>(page_size_);
   rusage ru{};
-  if (getrusage(RUSAGE_SELF, &ru) == 0)
+  if (pid_ == 0 && getrusage(RUSAGE_SELF, &ru) == 0)
     t.switches = static_cast<std::uint64_t>(ru.ru_nvcsw) + static_cast<std::uint64_t>(ru.ru_nivcsw);
   return t;
 }
 
 SourceStatus ProcSource::start(std::int64_t now_ns) {
   page_size_ = sysconf(_SC_PAGE_SIZE);
-  if (!read_small_file(root_ + "/self/stat")) {
+  if (!read_small_file(root_ + "/" + process_ + "/stat")) {
     status_ =
-        SourceStatus::unavailable("cannot read " + root_ + "/self/stat: " + std::strerror(errno));
+        SourceStatus::unavailable("cannot read " + root_ + "/" + process_ + "/stat: " + std::strerror(errno));
     return status_;
   }
   last_ = read_totals();
@@ -39,12 +39,15 @@ SourceStatus ProcSource::start(std::int64_t now_ns) {
     what += (what.empty() ? "" : ", ") + std::string(metric) + " (" + from + ")";
   };
   add(last_.tlb.has_value(), "tlb_shootdowns", "/proc/interrupts TLB row, all CPUs");
-  add(last_.faults.has_value(), "page_faults", "/proc/self/stat minflt+majflt");
+  const std::string stat = "/proc/" + process_ + "/stat minflt+majflt";
+  const std::string statm = "/proc/" + process_ + "/statm";
+  add(last_.faults.has_value(), "page_faults", stat.c_str());
   add(last_.switches.has_value(), "context_switches", "getrusage, all threads");
-  add(last_.rss_bytes.has_value(), "rss_bytes", "/proc/self/statm");
+  add(last_.rss_bytes.has_value(), "rss_bytes", statm.c_str());
+  if (pid_ != 0 && !what.empty()) what += "; no context_switches (not measured for another process)";
   if (what.empty()) {
     status_ = SourceStatus::unavailable(
-        "none of /proc/interrupts, /proc/self/stat, /proc/self/statm parsed");
+        "none of /proc/interrupts, /proc/" + process_ + "/stat, /proc/" + process_ + "/statm parsed");
     return status_;
   }
   if (!last_.tlb) what += "; no TLB row in " + root_ + "/interrupts (not x86?): no tlb_shootdowns";

@@ -28,7 +28,7 @@ std::vector<std::unique_ptr<CounterSource>> make_sources(const CounterOptions& o
     }
     if (name == "probe")
       out.push_back(std::make_unique<BandwidthProbe>(opts.probe_bytes, opts.probe_ring_bytes));
-    if (name == "proc") out.push_back(std::make_unique<ProcSource>());
+    if (name == "proc") out.push_back(std::make_unique<ProcSource>("/proc", opts.proc_pid));
     if (name == "likwid") {
       LikwidOptions lo;
       lo.init_timeout_s = opts.likwid_init_timeout_s;

@@ -12,6 +12,8 @@
 #include <map>
 #include <set>
 
+#include "harness/command_spec.cpp"
+#include "harness/command_template.cpp"
 #include "harness/experiment_matrix.cpp"
 #include "harness/experiment_schedule.cpp"
 #include "harness/experiment_spec.cpp"

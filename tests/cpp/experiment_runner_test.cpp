@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "harness/experiment_index.cpp"
+#include "harness/command_spec.cpp"
+#include "harness/command_template.cpp"
 #include "harness/experiment_matrix.cpp"
 #include "harness/experiment_progress.cpp"
 #include "harness/experiment_resume.cpp"
