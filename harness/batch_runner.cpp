@@ -10,6 +10,7 @@
 #include "core/engine/engine.hpp"
 #include "core/groth16/setup.hpp"
 #include "harness/backend_factory.hpp"
+#include "harness/counters/energy_summary.hpp"
 #include "harness/counters/sampler.hpp"
 #include "harness/gpu_observation.hpp"
 #include "harness/param_cache.hpp"
@@ -31,6 +32,23 @@ void print_summary(const nlohmann::json& s, const std::filesystem::path& dir) {
               num(s["prove_s"]["min"]), num(s["prove_s"]["max"]));
   std::printf("throughput: %.2f proofs/min (%.1f s/proof)\n", num(s["throughput_proofs_per_min"]),
               num(s["s_per_proof"]));
+  const nlohmann::json e = s.value("energy", nlohmann::json::object());
+  auto figure = [&](const char* key, const char* unit) {
+    const auto it = e.find(key);
+    if (it == e.end() || !it->is_number()) return std::string("n/a");
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f %s", it->get<double>(), unit);
+    return std::string(text);
+  };
+  if (e.contains("error"))
+    std::printf("energy: not computed: %s\n", e["error"].dump().c_str());
+  else if (figure("gpu_j", "J") == "n/a" && figure("host_j", "J") == "n/a")
+    std::printf("energy: not measured (summary.json energy.notes says why)\n");
+  else
+    std::printf("energy: %s per proof (GPU %s, host %s), %s average, %s\n",
+                figure("j_per_proof", "J").c_str(), figure("gpu_j_per_proof", "J").c_str(),
+                figure("host_j_per_proof", "J").c_str(), figure("avg_power_w", "W").c_str(),
+                figure("proofs_per_kwh", "proofs/kWh").c_str());
   std::printf("run directory: %s\n", dir.c_str());
 }
 
@@ -91,6 +109,9 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
     return j;
   };
   run_dir.set_metadata("counters", counter_status());
+  nlohmann::json sampling = opts.counters.to_json();
+  sampling["start_us"] = sampler.start_us();
+  run_dir.set_metadata("counter_sampling", sampling);
   engine::Backend& backend = *backend_owner;
 
   const bool tty = opts.print_jobs && isatty(STDERR_FILENO);
@@ -112,17 +133,32 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
                             }
                           },
                           opts.stop};
-  const auto result = engine::run_batch(in);
+  // The energy window: the engine's run, as this thread sees it (it contains the window of
+  // summary.total_s, and the engine's set-up of its thread pools).
+  const std::int64_t run_start_us = timeline.now_us();
+  auto result = engine::run_batch(in);
+  const std::int64_t run_end_us = timeline.now_us();
   gpu_observation.stop();  // every CUPTI buffer delivered: cupti.csv is complete
   sampler.stop();
   run_dir.set_metadata("counters", counter_status());  // a source may have stopped mid-run
-  nlohmann::json sampling = opts.counters.to_json();
   sampling.update(sampler.activity_json());  // rounds, rows and the sampler's own CPU time
   run_dir.set_metadata("counter_sampling", sampling);
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (opts.print_jobs && !gpu_observation.summary().empty())
     std::printf("%s\n", gpu_observation.summary().c_str());
   timeline.close();
+  try {
+    std::vector<std::string> warnings;  // run.json still says "running": a cut-off line is dropped
+    const auto csv = run_dir.path() / "counters.csv";
+    const auto samples = std::filesystem::exists(csv)
+                             ? trace_export::read_counters_csv(csv, false, warnings)
+                             : std::vector<trace_export::CounterSample>{};
+    result.summary["energy"] = counters::energy_summary(
+        samples, {sampler.start_us(), run_start_us, run_end_us,
+                  result.summary["completed"].get<std::uint64_t>()});
+  } catch (const std::exception& e) {  // the proofs are done: say why, keep the summary
+    result.summary["energy"] = {{"error", e.what()}};
+  }
   BatchRunOutcome out;
   out.run_dir = run_dir.path();
   out.summary = result.summary;

@@ -243,6 +243,14 @@ void add_metrics_for_inputs(Baseline& b, const Inputs& in) {
     m.key = "s_per_proof";
     b.metrics.push_back(m);
   }
+  // Energy per proof (summary.json `energy`, docs/run-directory.md), where the runs measured it.
+  bool has_energy = false;
+  for (const auto& r : in.runs) has_energy |= summary_value(r.summary, "energy.j_per_proof").has_value();
+  if (has_energy && !b.find("runs.j_per_proof")) {
+    Metric m = wallclock_metric("runs.j_per_proof", "run", "J", 0.30, 0.05);
+    m.key = "energy.j_per_proof";
+    b.metrics.push_back(m);
+  }
 }
 
 int run_regress(const Options& o) {

@@ -210,6 +210,22 @@ std::string detail_value(const std::string& detail, const std::string& key) {
   return "";
 }
 
+std::vector<CounterSample> read_counters_csv(const fs::path& path, bool run_complete,
+                                             std::vector<std::string>& warnings) {
+  std::vector<CounterSample> out;
+  for (auto& r : read_csv_strict(path, kCountersSchema, run_complete, warnings)) {
+    CounterSample s;
+    s.t_us = as_int(r.fields[0]);
+    s.source = r.fields[1];
+    s.metric = r.fields[2];
+    s.value = as_float(r.fields[3]);
+    s.unit = r.fields[4];
+    s.line = r.line;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 RunTables load_run_tables(const fs::path& dir) {
   RunTables t;
   t.dir = dir;
@@ -270,18 +286,8 @@ RunTables load_run_tables(const fs::path& dir) {
       t.cupti.push_back(std::move(c));
     }
   }
-  if ((t.has_counters = fs::exists(counters))) {
-    for (auto& r : read_csv_strict(counters, kCountersSchema, complete, t.warnings)) {
-      CounterSample s;
-      s.t_us = as_int(r.fields[0]);
-      s.source = r.fields[1];
-      s.metric = r.fields[2];
-      s.value = as_float(r.fields[3]);
-      s.unit = r.fields[4];
-      s.line = r.line;
-      t.counters.push_back(std::move(s));
-    }
-  }
+  if ((t.has_counters = fs::exists(counters)))
+    t.counters = read_counters_csv(counters, complete, t.warnings);
   return t;
 }
 

@@ -71,6 +71,10 @@ struct CounterSample {
   std::size_t line = 0;
 };
 
+// counters.csv alone (the energy summary of a finished batch reads it back).
+std::vector<CounterSample> read_counters_csv(const std::filesystem::path& path, bool run_complete,
+                                             std::vector<std::string>& warnings);
+
 struct RunTables {
   std::filesystem::path dir;
   nlohmann::json meta;  // run.json, or null when absent

@@ -38,16 +38,18 @@ import pandas as pd
 
 from . import stats
 
+from . import energy
+
 # Direction of "better" for the metrics that run_metrics produces.
 HIGHER_IS_BETTER: frozenset[str] = frozenset(
     {"proofs_per_min", "steady_proofs_per_min", "gpu_busy", "kernel_busy", "throughput_proofs_per_min",
      "summary.throughput_proofs_per_min", "bandwidth_gbps"}
-)
+) | energy.HIGHER_IS_BETTER
 LOWER_IS_BETTER: frozenset[str] = frozenset(
     {"s_per_proof", "steady_s_per_proof", "latency_p50_s", "latency_p95_s", "latency_mean_s",
      "gpu_ms_per_partition", "synth_ms", "window_s", "idle_gap_ms_total", "handoff_gap_ms_total",
      "summary.s_per_proof", "summary.total_s"}
-)
+) | energy.LOWER_IS_BETTER
 
 VERDICTS = ("improved", "regressed", "no detectable change", "inconclusive")
 

@@ -12,6 +12,8 @@ Definitions (also in docs/run-directory.md, "Metrics"):
 * throughput: completed clean proofs / (last JOB_DONE - first JOB_SUBMIT); the steady
   variant is (completed - 1) / (last JOB_DONE - first JOB_DONE), which leaves out the
   pipeline fill.
+* energy per proof, average power, proofs per kWh: read from summary.json, where the
+  harness computed them (energy.py says why they are not recomputed here).
 
 Device utilisation counts every recorded interval (the device was busy whatever the job);
 per-job and per-partition numbers leave out the jobs that integrity checks flagged.
@@ -25,6 +27,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from . import energy as energy_mod
 from . import integrity as integrity_mod
 from . import stats as stats_mod
 from . import schema
@@ -523,6 +526,8 @@ def run_metrics(
         "jobs_excluded": len(excluded),
         "excluded_jobs": ",".join(str(j) for j in excluded),
     }
+    where = run.path / "summary.json" if run.path is not None else "summary.json"
+    out.update(energy_mod.energy_metrics(run.summary, where))
     nan = float("nan")
     if tl.empty:
         out.update({k: nan for k in ("window_s", "s_per_proof", "proofs_per_min", "gpu_busy", "kernel_busy")})

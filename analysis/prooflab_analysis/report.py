@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import abtest, integrity, metrics, sweep, waterfall
+from . import abtest, energy, integrity, metrics, sweep, waterfall
 from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
 from .reflog import job_labels, load_reference_log
 from .reflog_figures import reference_figures
@@ -59,6 +59,7 @@ HEADLINE = [
     ("handoff_gap_ms_total", "handoff gaps, total ms", "float1"),
     ("idle_gap_ms_total", "idle gaps, total ms", "float1"),
     ("bandwidth_gbps", "memory bandwidth, mean GB/s", "float1"),
+    *((metric, label, "float1") for metric, (_, label, _) in energy.ENERGY_METRICS.items()),
 ]
 
 
@@ -214,6 +215,10 @@ def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None
         parts += _reference_sections(run, report)
     else:
         parts += ["## Headline", "", _headline_table(m)]
+        energy_notes = energy.energy_notes(run.summary)
+        if energy_notes:
+            parts += ["Energy (summary.json `energy`, computed by the harness):", "",
+                      *[f"- {note}" for note in energy_notes], ""]
     if run.summary:
         parts += ["Recorded summary (summary.json / Batch Summary):", "", "```json",
                   json.dumps(run.summary, indent=2, default=str), "```", ""]
@@ -303,7 +308,7 @@ SUMMARY_FALLBACK = {"s_per_proof": "summary.s_per_proof", "proofs_per_min": "sum
 
 def experiment_report_markdown(
     exp_dir: Path, out_dir: Path, *, expected_partitions: int | None = None,
-    ab_metrics: Sequence[str] = ("s_per_proof", "proofs_per_min"), baseline: str = "baseline",
+    ab_metrics: Sequence[str] = ("s_per_proof", "proofs_per_min", "j_per_proof"), baseline: str = "baseline",
     min_effect: float = 0.02,
 ) -> str:
     experiment = load_experiment(exp_dir)

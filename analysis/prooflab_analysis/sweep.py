@@ -11,6 +11,8 @@ import pandas as pd
 
 from .tables import fmt_float, fmt_percent, markdown_table
 
+# Energy figures (energy.py); shown only where some run recorded them.
+ENERGY_COLUMNS = ["j_per_proof", "avg_power_w", "proofs_per_kwh"]
 METRIC_COLUMNS = [
     "s_per_proof",
     "proofs_per_min",
@@ -21,6 +23,7 @@ METRIC_COLUMNS = [
     "latency_p50_s",
     "latency_p95_s",
     "bandwidth_gbps",
+    *ENERGY_COLUMNS,
 ]
 SWEEP_COLUMNS = ["cell", "variant", "c", "j", "reps"] + METRIC_COLUMNS + ["bandwidth_source"]
 
@@ -34,6 +37,9 @@ FORMATS = {
     "latency_p50_s": fmt_float(2),
     "latency_p95_s": fmt_float(2),
     "bandwidth_gbps": fmt_float(1),
+    "j_per_proof": fmt_float(1),
+    "avg_power_w": fmt_float(1),
+    "proofs_per_kwh": fmt_float(1),
     "c": lambda v: str(int(v)),
     "j": lambda v: str(int(v)),
 }
@@ -48,6 +54,9 @@ HEADERS = {
     "latency_p95_s": "p95 latency s",
     "bandwidth_gbps": "bandwidth GB/s",
     "bandwidth_source": "bandwidth source",
+    "j_per_proof": "J/proof",
+    "avg_power_w": "avg W",
+    "proofs_per_kwh": "proofs/kWh",
 }
 
 
@@ -94,6 +103,7 @@ def sweep_markdown(table: pd.DataFrame) -> str:
         shown = shown.drop(columns="variant")
     if not shown["bandwidth_source"].astype(bool).any():
         shown = shown.drop(columns="bandwidth_source")
+    shown = shown.drop(columns=[c for c in ENERGY_COLUMNS if shown[c].isna().all()])
     return markdown_table(shown, FORMATS, HEADERS)
 
 

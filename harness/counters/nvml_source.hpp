@@ -1,15 +1,13 @@
 // The `nvml` source: per GPU, NVML's utilisation, device memory in use, SM clock and power
 // draw (docs/counters.md), written as sources `nvml0`, `nvml1`, ... (NVML's device index).
-//
-// libnvidia-ml.so.1 comes with the NVIDIA driver, not with the CUDA toolkit, and the build
-// machines have no nvml.h: the library is dlopen'ed at start and the few entry points are
-// declared in the .cpp, so this source builds everywhere (CPU-only builds included) and says
-// why it did not run where there is no driver or no GPU.
+// The library is loaded by NvmlLibrary (nvml_library.hpp), so this source builds everywhere
+// (CPU-only builds included) and says why it did not run where there is no driver or no GPU.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "harness/counters/nvml_library.hpp"
 #include "harness/counters/source.hpp"
 
 namespace prooflab::harness::counters {
@@ -28,20 +26,16 @@ class NvmlSource final : public CounterSource {
   SourceStatus status() const override { return status_; }
   void stop() override;
 
-  struct Api;  // the resolved entry points (defined in the .cpp)
-
  private:
   struct Device {
-    void* handle = nullptr;  // nvmlDevice_t
-    std::string source;      // "nvml<index>", the counters.csv source of its rows
+    NvmlLibrary::Device handle = nullptr;
+    std::string source;  // "nvml<index>", the counters.csv source of its rows
     bool util = false, mem = false, clock = false, power = false;
   };
   void fail(std::string why);
 
   std::vector<std::string> candidates_;
-  void* lib_ = nullptr;
-  Api* api_ = nullptr;
-  bool initialised_ = false;
+  NvmlLibrary nvml_;
   std::vector<Device> devices_;
   SourceStatus status_ = SourceStatus::unavailable("not started");
 };

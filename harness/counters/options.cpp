@@ -3,7 +3,8 @@
 namespace prooflab::harness::counters {
 
 const std::vector<std::string>& source_names() {
-  static const std::vector<std::string> names = {"probe", "proc", "likwid", "perf_uncore", "nvml"};
+  static const std::vector<std::string> names = {"probe",       "proc", "likwid",     "perf_uncore",
+                                                  "nvml",        "gpu_energy", "host_energy"};
   return names;
 }
 

@@ -115,6 +115,21 @@ std::vector<std::string> list_pmus(const fs::path& sysfs_root) {
   return names;
 }
 
+std::vector<std::string> list_pmu_events(const fs::path& sysfs_root, const std::string& pmu) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e :
+       fs::directory_iterator(sysfs_root / "bus/event_source/devices" / pmu / "events", ec)) {
+    const std::string name = e.path().filename().string();
+    const auto dot = name.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : name.substr(dot);
+    if (ext != ".scale" && ext != ".unit" && ext != ".per-pkg" && ext != ".snapshot")
+      names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::optional<PmuEvent> resolve_pmu_event(const fs::path& sysfs_root, const std::string& pmu,
                                           const std::string& event) {
   const fs::path dir = sysfs_root / "bus/event_source/devices" / pmu;

@@ -39,6 +39,11 @@ struct PmuEvent {
 // The PMU names under <sysfs_root>/bus/event_source/devices, sorted.
 std::vector<std::string> list_pmus(const std::filesystem::path& sysfs_root);
 
+// The event names under <sysfs_root>/bus/event_source/devices/<pmu>/events (their .scale and
+// .unit files left out), sorted; empty when there is no such directory.
+std::vector<std::string> list_pmu_events(const std::filesystem::path& sysfs_root,
+                                         const std::string& pmu);
+
 // Resolves <pmu>/events/<event> ("event=0x04,umask=0x03") through <pmu>/format/*.
 // nullopt when the PMU has no such event; throws std::runtime_error (naming the file and
 // its content) when a file that exists does not parse.

@@ -1,13 +1,11 @@
 #include "harness/counters/perf_uncore_source.hpp"
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "harness/counters/proc_text.hpp"
+#include "harness/counters/perf_event_counter.hpp"
 
 namespace prooflab::harness::counters {
 
@@ -49,29 +47,11 @@ std::string PerfUncoreSource::open_event(const PmuEvent& ev) {
     return ev.pmu + "/" + ev.event + "/ counts '" +
            (ev.unit.empty() ? "events (no unit)" : ev.unit) + "', not bytes";
   for (const int cpu : ev.cpus) {
-    perf_event_attr attr{};
-    attr.size = sizeof attr;
-    attr.type = ev.type;
-    attr.config = ev.config[0];
-    attr.config1 = ev.config[1];
-    attr.config2 = ev.config[2];
-    const long fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0) {
-      const int err = errno;
-      std::string why = "perf_event_open(" + ev.pmu + "/" + ev.event + "/, cpu " +
-                        std::to_string(cpu) + ") failed: " + std::strerror(err) + " (errno " +
-                        std::to_string(err) + ")";
-      if (err == EACCES || err == EPERM) {
-        const auto paranoid = read_small_file("/proc/sys/kernel/perf_event_paranoid");
-        if (paranoid)
-          why += "; kernel.perf_event_paranoid=" +
-                 std::string(paranoid->substr(0, paranoid->find('\n'))) +
-                 " (system-wide uncore events need <= 0 or CAP_PERFMON)";
-      }
-      return why;
-    }
+    std::string why;
+    const int fd = open_perf_event(ev, cpu, &why);
+    if (fd < 0) return why;
     Counter c;
-    c.fd = static_cast<int>(fd);
+    c.fd = fd;
     c.bytes_per_count = ev.scale * *per_unit;
     counters_.push_back(c);
   }

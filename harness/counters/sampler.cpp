@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include "harness/counters/bandwidth_probe.hpp"
+#include "harness/counters/energy_nvml_source.hpp"
+#include "harness/counters/energy_perf_power_source.hpp"
 #include "harness/counters/likwid_source.hpp"
 #include "harness/counters/nvml_source.hpp"
 #include "harness/counters/perf_uncore_source.hpp"
@@ -36,6 +38,8 @@ std::vector<std::unique_ptr<CounterSource>> make_sources(const CounterOptions& o
     }
     if (name == "perf_uncore") out.push_back(std::make_unique<PerfUncoreSource>());
     if (name == "nvml") out.push_back(std::make_unique<NvmlSource>());
+    if (name == "gpu_energy") out.push_back(std::make_unique<NvmlEnergySource>());
+    if (name == "host_energy") out.push_back(std::make_unique<PerfPowerEnergySource>());
   }
   return out;
 }
@@ -55,6 +59,7 @@ CounterSampler::CounterSampler(std::filesystem::path csv_path, std::int64_t epoc
   bool any_used = false;
   const std::int64_t now = monotonic_ns();
   last_round_ns_ = now;
+  start_us_ = std::max<std::int64_t>((now - epoch_ns_) / 1000, 0);
   for (auto& s : sources_) {
     SourceStatus st;
     try {
@@ -146,7 +151,8 @@ void CounterSampler::stop() {
 }
 
 nlohmann::json CounterSampler::activity_json() const {
-  return {{"period_ms", period_ns_ / 1'000'000},
+  return {{"start_us", start_us_},
+          {"period_ms", period_ns_ / 1'000'000},
           {"rounds", rounds()},
           {"rows", rows()},
           {"thread_cpu_s", thread_cpu_seconds()}};

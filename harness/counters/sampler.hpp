@@ -49,7 +49,10 @@ class CounterSampler {
   // CPU time of the sampling thread (all sources' sampling work: the probe's loop, reading
   // /proc, ...), the sampler's own cost; final after stop(). 0 when no thread ran.
   double thread_cpu_seconds() const { return static_cast<double>(thread_cpu_ns_.load()) * 1e-9; }
-  // {period_ms, rounds, rows, thread_cpu_s}: for run.json after stop().
+  // When the sources took their baseline, in µs on the run epoch: cumulative counters
+  // (energy) are 0 there.
+  std::int64_t start_us() const { return start_us_; }
+  // {start_us, period_ms, rounds, rows, thread_cpu_s}: for run.json after stop().
   nlohmann::json activity_json() const;
 
  private:
@@ -64,6 +67,7 @@ class CounterSampler {
   mutable std::mutex status_mutex_;
   std::unique_ptr<CountersCsv> csv_;
   std::vector<Reading> readings_;
+  std::int64_t start_us_ = 0;
   std::int64_t last_t_us_ = -1, last_round_ns_ = 0;
   std::atomic<std::uint64_t> rounds_{0}, rows_{0};
   std::atomic<std::int64_t> thread_cpu_ns_{0};

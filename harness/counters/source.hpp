@@ -22,7 +22,8 @@ struct SourceStatus {
   }
 };
 
-// One counters.csv value; metric and unit are string literals (no allocation per sample).
+// One counters.csv value; metric and unit are string literals or strings the source owns
+// (no allocation per sample).
 // source: the `source` column when it is not the source's name() (nvml writes one source per
 // device, `nvml0`, `nvml1`, ...); it must live as long as the source.
 struct Reading {
