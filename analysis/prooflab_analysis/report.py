@@ -116,8 +116,10 @@ def _counter_sources(run: Run) -> str:
     return markdown_table(pd.DataFrame(rows, columns=["source", "status", "reason"]))
 
 
-def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None = None) -> str:
-    """Markdown for one run; writes its figures into `out_dir`."""
+def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None = None,
+                        window: tuple[float, float] | None = None) -> str:
+    """Markdown for one run; writes its figures into `out_dir` (`window`: the waterfall's
+    time window, s since the run's start)."""
     report = integrity.check_run(run, expected_partitions)
     m = metrics.run_metrics(run, expected_partitions, report)
     parts = [f"# Run report: {run.run_id}", "", *_meta_lines(run), ""]
@@ -172,7 +174,7 @@ def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None
         parts += ["## Completion lines", "", markdown_table(completions)]
 
     if not run.timeline.empty or not run.cupti.empty:
-        fig = waterfall.waterfall_figure(run.timeline, run.cupti, run.counters, title=f"{run.run_id}", gpu_span=run.gpu_span)
+        fig = waterfall.run_waterfall(run, sorted(report.excluded_jobs), window=window)
         try:
             waterfall.save_figure(fig, out_dir / "waterfall")
         finally:
@@ -181,16 +183,18 @@ def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None
     return "\n".join(parts)
 
 
-def write_run_report(run_dir: str | Path, out: str | Path | None = None, expected_partitions: int | None = None) -> Path:
+def write_run_report(run_dir: str | Path, out: str | Path | None = None, expected_partitions: int | None = None,
+                     window: tuple[float, float] | None = None) -> Path:
     run = load_run(run_dir)
     out_dir = Path(out) if out is not None else Path(run_dir) / "report"
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "report.md"
-    path.write_text(run_report_markdown(run, out_dir, expected_partitions), encoding="utf-8")
+    path.write_text(run_report_markdown(run, out_dir, expected_partitions, window), encoding="utf-8")
     return path
 
 
-def write_log_report(log: str | Path, out: str | Path | None = None, expected_partitions: int | None = None) -> Path:
+def write_log_report(log: str | Path, out: str | Path | None = None, expected_partitions: int | None = None,
+                     window: tuple[float, float] | None = None) -> Path:
     """One report per run found in a reference log, and an index report.md."""
     log = Path(log)
     runs = load_reference_log(log, expected_partitions=expected_partitions)
@@ -202,7 +206,7 @@ def write_log_report(log: str | Path, out: str | Path | None = None, expected_pa
     for run in runs:
         sub = out_dir / _safe(run.run_id)
         sub.mkdir(parents=True, exist_ok=True)
-        (sub / "report.md").write_text(run_report_markdown(run, sub, expected_partitions), encoding="utf-8")
+        (sub / "report.md").write_text(run_report_markdown(run, sub, expected_partitions, window), encoding="utf-8")
         m = metrics.run_metrics(run, expected_partitions)
         rows.append({"run": f"[{run.run_id}]({_safe(run.run_id)}/report.md)", "lines":
                      f"{run.meta['first_line']}-{run.meta['last_line']}", "events": len(run.timeline),
@@ -282,14 +286,18 @@ def write_experiment_report(exp_dir: str | Path, out: str | Path | None = None, 
 
 
 def write_report(path: str | Path, out: str | Path | None = None, *, expected_partitions: int | None = None,
-                 **kw: Any) -> Path:
-    """Report for a run directory, an experiment directory or a reference log file."""
+                 window: tuple[float, float] | str | None = None, **kw: Any) -> Path:
+    """Report for a run directory, an experiment directory or a reference log file.
+    `window` ((start, end) or "START:END", s since the run's start) zooms the waterfall."""
     path = Path(path)
+    span = waterfall.parse_window(window) if isinstance(window, str) else window
     if path.is_dir() and (path / "index.csv").exists():
+        if span is not None:
+            raise ValueError(f"--window zooms a run's waterfall; {path} is an experiment (index.csv)")
         return write_experiment_report(path, out, expected_partitions=expected_partitions, **kw)
     if is_run_dir(path):
-        return write_run_report(path, out, expected_partitions)
+        return write_run_report(path, out, expected_partitions, span)
     if path.is_file():
-        return write_log_report(path, out, expected_partitions)
+        return write_log_report(path, out, expected_partitions, span)
     raise RunFormatError(path, "neither a run directory (run.json / timeline.csv), an experiment (index.csv) "
                                "nor a log file")
