@@ -2,7 +2,8 @@
 
 `write_report(path)` decides what `path` is (run directory: run.json or timeline.csv;
 experiment: index.csv; anything else that is a file: a reference-format log) and writes
-`report.md` plus its figures and tables into `<path>/report/` (a log gets
+`report.md`, the same as one self-contained `report.html` (html_report.py), plus its
+figures and tables into `<path>/report/` (a log gets
 `<log dir>/<log stem>-report/`), or into `out` when given. It returns the report path.
 """
 
@@ -16,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import abtest, integrity, metrics, sweep, waterfall
+from . import abtest, html_report, integrity, metrics, sweep, waterfall
 from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
 from .reflog import load_reference_log
 from .tables import fmt_float, fmt_percent, fmt_signed_percent, markdown_table
@@ -190,6 +191,7 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, expecte
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "report.md"
     path.write_text(run_report_markdown(run, out_dir, expected_partitions, window), encoding="utf-8")
+    html_report.write_html(path)
     return path
 
 
@@ -207,6 +209,7 @@ def write_log_report(log: str | Path, out: str | Path | None = None, expected_pa
         sub = out_dir / _safe(run.run_id)
         sub.mkdir(parents=True, exist_ok=True)
         (sub / "report.md").write_text(run_report_markdown(run, sub, expected_partitions, window), encoding="utf-8")
+        html_report.write_html(sub / "report.md")
         m = metrics.run_metrics(run, expected_partitions)
         rows.append({"run": f"[{run.run_id}]({_safe(run.run_id)}/report.md)", "lines":
                      f"{run.meta['first_line']}-{run.meta['last_line']}", "events": len(run.timeline),
@@ -216,6 +219,7 @@ def write_log_report(log: str | Path, out: str | Path | None = None, expected_pa
     lines += ["", GPU_SPAN_NOTE, ""]
     path = out_dir / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
+    html_report.write_html(path)
     return path
 
 
@@ -282,6 +286,7 @@ def write_experiment_report(exp_dir: str | Path, out: str | Path | None = None, 
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "report.md"
     path.write_text(experiment_report_markdown(exp_dir, out_dir, **kw), encoding="utf-8")
+    html_report.write_html(path)
     return path
 
 
