@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 import numpy as np
 import pandas as pd
 
-from . import abtest, html_report, integrity, metrics, sweep, waterfall
+from . import abtest, html_report, integrity, metrics, sweep, sweep_plot, waterfall
+from .figures import save_figure
 from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
 from .reflog import load_reference_log
 from .tables import fmt_float, fmt_percent, fmt_signed_percent, markdown_table
@@ -27,6 +29,14 @@ GPU_SPAN_NOTE = (
     "and b_g2_msm; its \"GPU busy\" therefore overstates device use (prooflab's own timelines "
     "mark the lock-held time only)."
 )
+
+
+def _save(fig: Figure, stem: Path) -> None:
+    """PNG (200 dpi) and SVG with text as text, then free the figure."""
+    try:
+        save_figure(fig, stem)
+    finally:
+        plt.close(fig)
 
 
 def _fmt(value: Any, kind: str = "float2") -> str:
@@ -175,11 +185,7 @@ def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None
         parts += ["## Completion lines", "", markdown_table(completions)]
 
     if not run.timeline.empty or not run.cupti.empty:
-        fig = waterfall.run_waterfall(run, sorted(report.excluded_jobs), window=window)
-        try:
-            waterfall.save_figure(fig, out_dir / "waterfall")
-        finally:
-            plt.close(fig)
+        _save(waterfall.run_waterfall(run, sorted(report.excluded_jobs), window=window), out_dir / "waterfall")
         parts += ["## Waterfall", "", "![waterfall](waterfall.png)", "", "[SVG](waterfall.svg)", ""]
     return "\n".join(parts)
 
@@ -251,10 +257,13 @@ def experiment_report_markdown(
              f"- cells: {experiment['cell'].nunique()}, variants: {', '.join(map(str, pd.unique(experiment['variant'])))}",
              ""]
     if "s_per_proof" in runs.columns and runs["s_per_proof"].notna().any():
-        table = sweep.sweep_table(runs)
+        table = sweep.sweep_table(runs, baseline)
         sweep.write_sweep(table, out_dir)
-        parts += ["## Sweep", "", "Means over the complete repetitions of each cell ([CSV](sweep.csv)).", "",
-                  sweep.sweep_markdown(table)]
+        parts += ["## Sweep", "", "Means over the complete repetitions of each cell, the baseline first; sd and "
+                  "95 % t interval of the repetitions ([CSV](sweep.csv)).", "", sweep.sweep_markdown(table)]
+        if table["j"].nunique() >= 2:
+            _save(sweep_plot.sweep_figure(table, name), out_dir / "sweep")
+            parts += ["![sweep](sweep.png)", "", "[SVG](sweep.svg)", ""]
     for metric in ab_metrics:
         if baseline not in set(runs["variant"]) or runs["variant"].nunique() < 2:
             break

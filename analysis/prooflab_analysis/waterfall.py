@@ -11,7 +11,7 @@ Encoding:
 * every kind of mark drawn has a legend entry; counter strips (memory bandwidth, TLB
   shootdowns) share the time axis.
 
-The lanes come from `waterfall_lanes.waterfall_layout`. Bars are drawn with
+Save with figures.save_figure. The lanes come from `waterfall_lanes.waterfall_layout`. Bars are drawn with
 `Axes.broken_barh`, one collection per (lane, stage, hatch). Level of detail: when more
 bars are in view than `DETAIL_MAX_BARS`, each lane and stage is drawn as pixel columns
 shaded by the share of the column that is busy (8 steps of the stage's colour), so that a
@@ -25,7 +25,6 @@ Figures are 200 dpi; SVGs keep their text as text (svg.fonttype 'none').
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import matplotlib
@@ -40,6 +39,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 from . import schema  # noqa: E402
+from .figures import DPI  # noqa: E402
 from .loaders import Run  # noqa: E402
 from .waterfall_lanes import (  # noqa: E402
     CUDA_FAMILIES, GPU_FAMILY, JOB_FAMILY, MARKS, STAGE_FAMILIES, SUB_STAGES, Layout, waterfall_layout,
@@ -80,7 +80,6 @@ DETAIL_MAX_BARS = 3000
 DENSITY_LEVELS = 8  # shades of a stage's colour in the dense view
 RASTERIZE_ABOVE = 2000  # bars in one collection; above this an SVG embeds them as an image
 WIDTH_IN = 16.0
-DPI = 200
 FONT_PT = 8.0
 LEFT_IN, RIGHT_IN = 2.1, 0.25
 
@@ -244,7 +243,7 @@ def waterfall_figure(
     max_labels: int = 300,
     max_streams: int = 6,
 ) -> Figure:
-    """Draw the waterfall of one run; returns the Figure (save it with `save_figure`).
+    """Draw the waterfall of one run; returns the Figure (save it with figures.save_figure).
 
     Time is in seconds from the start of the run window (first JOB_SUBMIT, or the first
     event); `window=(start, end)` in those seconds zooms in. See the module docstring for
@@ -368,17 +367,3 @@ def _draw_labels(ax: Any, bars: pd.DataFrame, names: Mapping[int, str], px_per_s
         ax.text((row.start_s + row.end_s) / 2, row.lane, text, ha="center", va="center", fontsize=7.0, clip_on=True,
                 bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.6})
         shown += 1
-
-
-def save_figure(fig: Figure, stem: str | Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
-    """Write `<stem>.<fmt>` for each format at 200 dpi, SVG text as text; returns the paths."""
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = []
-    with plt.rc_context({"svg.fonttype": "none"}):
-        for fmt in formats:
-            path = stem.with_suffix(f".{fmt}")
-            fig.savefig(path, format=fmt, dpi=DPI)
-            paths.append(path)
-    return paths
-

@@ -29,7 +29,8 @@ sys.path.insert(0, str(REPO / "tests" / "python"))
 import matplotlib.pyplot as plt  # noqa: E402
 
 from builders import synthetic_timeline  # noqa: E402
-from prooflab_analysis.waterfall import save_figure, waterfall_figure  # noqa: E402
+from prooflab_analysis.figures import save_figure  # noqa: E402
+from prooflab_analysis.waterfall import waterfall_figure  # noqa: E402
 
 
 def cpu_model() -> str:

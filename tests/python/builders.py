@@ -402,22 +402,29 @@ def synthetic_timeline(n_events: int, partitions: int = 10, workers: int = 2, se
 # ----------------------------------------------------------------- experiments
 
 
-def write_sweep_experiment(path: Path, cells: list[tuple[int, int, float]], reps: int = 2) -> Path:
-    """Experiment whose runs are the known timeline scaled by `scale` per cell:
-    (count c, concurrency j, scale). Every metric that is a time scales with it."""
+def write_sweep_experiment(path: Path, cells: list[tuple[int, int, float]], reps: int = 2,
+                           variants: dict[str, float] | None = None, rep_jitter: list[float] | None = None) -> Path:
+    """Experiment whose runs are the known timeline scaled per run by the cell's `scale`
+    ((count c, concurrency j, scale)), the variant's factor (`variants`, default
+    {"baseline": 1.0}) and the repetition's factor (`rep_jitter[rep]`, default 1). Every
+    metric that is a time scales with it; arms are interleaved in run order."""
     path.mkdir(parents=True, exist_ok=True)
+    variants = variants or {"baseline": 1.0}
+    jitter = rep_jitter or [1.0] * reps
     rows = []
     order = 0
     for rep in range(reps):
         for c, j, scale in cells:
-            cell = f"c{c}_j{j}"
-            run_dir = f"runs/{cell}_r{rep}"
-            meta = run_meta(run_id=f"{cell}_r{rep}", count=c, concurrency=j)
-            write_run(path / run_dir, known_timeline(scale=scale), cupti=known_cupti(scale),
-                      counters=known_counters(scale), meta=meta)
-            rows.append({"experiment": "sweep", "cell": cell, "variant": "baseline", "rep": rep, "order": order,
-                         "run_dir": run_dir, "status": "complete", "count": c, "concurrency": j})
-            order += 1
+            for variant, factor in variants.items():
+                cell = f"c{c}_j{j}"
+                run_dir = f"runs/{cell}_{variant}_r{rep}" if len(variants) > 1 else f"runs/{cell}_r{rep}"
+                run_scale = scale * factor * jitter[rep]
+                meta = run_meta(run_id=Path(run_dir).name, count=c, concurrency=j)
+                write_run(path / run_dir, known_timeline(scale=run_scale), cupti=known_cupti(run_scale),
+                          counters=known_counters(run_scale), meta=meta)
+                rows.append({"experiment": "sweep", "cell": cell, "variant": variant, "rep": rep, "order": order,
+                             "run_dir": run_dir, "status": "complete", "count": c, "concurrency": j})
+                order += 1
     pd.DataFrame(rows).to_csv(path / "index.csv", index=False)
     return path
 

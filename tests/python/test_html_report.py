@@ -17,7 +17,8 @@ from builders import REFERENCE_LOG, write_known_run
 from chromium import Chromium, find_chromium
 from prooflab_analysis.html_report import markdown_page
 from prooflab_analysis.report import write_report
-from prooflab_analysis.waterfall import DPI, STAGE_COLORS, WIDTH_IN
+from prooflab_analysis.figures import DPI
+from prooflab_analysis.waterfall import STAGE_COLORS, WIDTH_IN
 
 needs_chromium = pytest.mark.skipif(find_chromium() is None,
                                     reason="no chromium on PATH (Debian package `chromium`; .ci/install-deps)")

@@ -40,7 +40,7 @@ def test_sweep_experiment_report(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["report", str(exp)]) == 0
     out = Path(capsys.readouterr().out.strip())
     text = out.read_text()
-    assert "## Sweep" in text and "| c10_j10 | 10 | 10 | 1 | 0.32 | 187.500 |" in text
+    assert "## Sweep" in text and "| c10_j10 | 10 | 10 | 1 | 0.32 |  |  | 187.500 |" in text  # 1 rep: no spread
     assert "## A/B" not in text  # one variant: nothing to compare
     assert pd.read_csv(out.parent / "sweep.csv")["s_per_proof"].round(6).tolist() == [0.4, 0.32]
 

@@ -19,12 +19,13 @@ from builders import (
     REFERENCE_LOG, RICH_GPU, RICH_STREAMS, known_counters, known_cupti, known_timeline, rich_cupti,
     rich_sub_stages, rich_timeline, run_meta, synthetic_timeline, write_run,
 )
+from prooflab_analysis.figures import DPI, save_figure
 from prooflab_analysis.loaders import load_run
 from prooflab_analysis.metrics import pair_intervals
 from prooflab_analysis.reflog import parse_reference_log
 from prooflab_analysis.waterfall import (
-    DENSITY_LEVELS, DPI, FAMILY_COLORS, MARK_STYLES, WIDTH_IN, covered_per_bin, parse_window, run_title,
-    run_waterfall, save_figure, waterfall_figure,
+    DENSITY_LEVELS, FAMILY_COLORS, MARK_STYLES, WIDTH_IN, covered_per_bin, parse_window, run_title, run_waterfall,
+    waterfall_figure,
 )
 from prooflab_analysis.waterfall_lanes import pack_rows, waterfall_layout
 
