@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 import numpy as np
 import pandas as pd
 
-from . import abtest, html_report, integrity, metrics, sweep, sweep_plot, waterfall
+from . import ab_plot, abtest, html_report, integrity, metrics, sweep, sweep_plot, waterfall
 from .figures import save_figure
 from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
 from .reflog import load_reference_log
@@ -272,8 +272,8 @@ def experiment_report_markdown(
             column = SUMMARY_FALLBACK.get(metric, "")
             if column not in runs.columns or not runs[column].notna().any():
                 continue
-        table = abtest.ab_table(runs, column, baseline=baseline, min_effect=min_effect,
-                                higher_is_better=abtest.metric_higher_is_better(metric))
+        higher = abtest.metric_higher_is_better(metric)
+        table = abtest.ab_table(runs, column, baseline=baseline, min_effect=min_effect, higher_is_better=higher)
         stem = f"ab_{metric}"
         table.to_csv(out_dir / f"{stem}.csv", index=False)
         md = markdown_table(table.drop(columns=["baseline", "metric", "min_effect"]), AB_FORMATS)
@@ -282,6 +282,10 @@ def experiment_report_markdown(
         parts += [f"## A/B: {metric}{source}", "",
                   f"Relative change of the mean vs `{baseline}` in the same cell, 95 % bootstrap CI, Mann-Whitney U "
                   f"p-value, minimum effect {min_effect:.0%} ([CSV]({stem}.csv)).", "", md]
+        if not table.empty:
+            _save(ab_plot.ab_figure(runs, table, column, metric=metric, baseline=baseline, higher_is_better=higher),
+                  out_dir / stem)
+            parts += [f"![A/B {metric}]({stem}.png)", "", f"[SVG]({stem}.svg)", ""]
     cols = [c for c in ("cell", "variant", "rep", "order", "status", "run_dir", "s_per_proof", "proofs_per_min",
                         "issues", "excluded_jobs") if c in runs.columns]
     parts += ["## Runs", "", markdown_table(runs[cols], {"s_per_proof": fmt_float(2), "proofs_per_min": fmt_float(3),
