@@ -18,7 +18,8 @@ from matplotlib.figure import Figure
 import numpy as np
 import pandas as pd
 
-from . import ab_plot, abtest, html_report, integrity, metrics, sweep, sweep_plot, waterfall
+from . import (ab_plot, abtest, html_report, integrity, memory_tiers, memory_tiers_plot, metrics, sweep, sweep_plot,
+               waterfall)
 from .figures import save_figure
 from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
 from .reflog import load_reference_log
@@ -264,6 +265,20 @@ def experiment_report_markdown(
         if table["j"].nunique() >= 2:
             _save(sweep_plot.sweep_figure(table, name), out_dir / "sweep")
             parts += ["![sweep](sweep.png)", "", "[SVG](sweep.svg)", ""]
+    if memory_tiers.has_memory_sweep(runs):
+        points = memory_tiers.memory_points(runs)
+        recommendations = memory_tiers.recommend(points)
+        points.to_csv(out_dir / "memory_tiers.csv", index=False)
+        recommendations.to_csv(out_dir / "memory_recommendations.csv", index=False)
+        _save(memory_tiers_plot.memory_tiers_figure(points, recommendations, name), out_dir / "memory_tiers")
+        parts += ["## Memory tiers", "",
+                  "s/proof (mean, 95 % t interval) against the largest peak RSS of the repetitions per partition "
+                  "workers (pw) x GPU workers (gw); the Pareto frontier is what no other configuration beats on both "
+                  "([CSV](memory_tiers.csv)).", "", memory_tiers.points_markdown(points),
+                  f"Recommendation per host memory size: the fastest configuration whose peak RSS fits in "
+                  f"{memory_tiers.DEFAULT_HEADROOM:.0%} of it ([CSV](memory_recommendations.csv)).", "",
+                  memory_tiers.recommendations_markdown(recommendations),
+                  "![memory tiers](memory_tiers.png)", "", "[SVG](memory_tiers.svg)", ""]
     for metric in ab_metrics:
         if baseline not in set(runs["variant"]) or runs["variant"].nunique() < 2:
             break

@@ -446,3 +446,38 @@ def write_ab_experiment(path: Path, baseline_s: list[float], variant_s: list[flo
             order += 1
     pd.DataFrame(rows).to_csv(path / "index.csv", index=False)
     return path
+
+
+GIB = 2**30
+
+
+def write_memory_experiment(path: Path, cells: dict[tuple[int, int], tuple[float, float]], reps: int = 2,
+                            rep_rss: list[float] | None = None, rep_jitter: list[float] | None = None,
+                            summary_peak: dict[tuple[int, int], float] | None = None) -> Path:
+    """A partition-workers x GPU-workers sweep: cells {(pw, gw): (time scale, peak RSS bytes)};
+    repetition r runs the known timeline at scale x rep_jitter[r] and samples RSS in
+    counters.csv up to peak x rep_rss[r]; `summary_peak` cells also record
+    summary.json peak_rss_bytes (that factor x the cell's peak), which wins over the samples."""
+    path.mkdir(parents=True, exist_ok=True)
+    rep_rss = rep_rss or [1.0] * reps
+    jitter = rep_jitter or [1.0] * reps
+    summary_peak = summary_peak or {}
+    rows, order = [], 0
+    for rep in range(reps):
+        for (pw, gw), (scale, peak) in cells.items():
+            run_id = f"pw{pw}_gw{gw}_r{rep}"
+            meta = run_meta(run_id=run_id, count=10, concurrency=5)
+            meta["config"].update({"partition_workers": pw, "gpu_workers_per_device": gw})
+            top = peak * rep_rss[rep]
+            rss = pd.DataFrame({"t_us": [0, 300_000, 600_000, 900_000], "source": "proc", "metric": "rss_bytes",
+                                "value": [0.2 * top, 0.7 * top, top, 0.5 * top], "unit": "B"})
+            counters = pd.concat([known_counters(scale * jitter[rep]), rss], ignore_index=True)
+            summary = {"peak_rss_bytes": summary_peak[(pw, gw)] * peak} if (pw, gw) in summary_peak else None
+            write_run(path / "runs" / run_id, known_timeline(scale=scale * jitter[rep]), counters=counters, meta=meta,
+                      summary=summary)
+            rows.append({"experiment": "memory", "cell": f"pw{pw}_gw{gw}", "variant": "baseline", "rep": rep,
+                         "order": order, "run_dir": f"runs/{run_id}", "status": "complete",
+                         "partition_workers": pw, "gpu_workers_per_device": gw})
+            order += 1
+    pd.DataFrame(rows).to_csv(path / "index.csv", index=False)
+    return path
