@@ -6,7 +6,8 @@ Encoding:
   prep_msm, dealloc, throttle, job lifetime) or the CUDA activity kind (`CUDA_COLORS`);
 * the job = a label on the bar (its id as the run or the reference log names it, with the
   partition) and a hatch that cycles over four patterns by job number, so that two
-  neighbouring jobs' bars differ even where no label fits;
+  neighbouring jobs' bars differ even where no label fits; bars at least 4 px wide have a
+  thin outline;
 * failed partitions and jobs the integrity checks exclude: a red / orange hatched frame;
 * every kind of mark drawn has a legend entry; counter strips (memory bandwidth, TLB
   shootdowns) share the time axis.
@@ -77,6 +78,7 @@ DEFAULT_GEOMETRY = (0.8, 0.0)
 LABELLED: frozenset[str] = frozenset({JOB_FAMILY, GPU_FAMILY, "synthesis"})
 DEFAULT_COUNTER_METRICS: tuple[str, ...] = ("dram_bandwidth", "bandwidth", "tlb_shootdowns")
 DETAIL_MAX_BARS = 3000
+OUTLINE_MIN_PX = 4.0  # narrower bars are drawn without an outline, which would hide their colour
 DENSITY_LEVELS = 8  # shades of a stage's colour in the dense view
 RASTERIZE_ABOVE = 2000  # bars in one collection; above this an SVG embeds them as an image
 WIDTH_IN = 16.0
@@ -296,8 +298,10 @@ def waterfall_figure(
             hatch_of = np.nan_to_num(grp["job"].to_numpy(), nan=0.0).astype("int64") % len(JOB_HATCHES)
             for k in np.unique(hatch_of):
                 sel = hatch_of == k
+                # an outline only where the bar is wide enough to keep its colour inside it
+                outline = np.where((end[sel] - start[sel]) * px_per_s >= OUTLINE_MIN_PX, 0.4, 0.0)
                 _draw_bars(ax, start[sel], end[sel], int(lane), geometry, min_w, facecolors=color, edgecolors="black",
-                           linewidths=0.4, hatch=JOB_HATCHES[k] or None, label=str(family))
+                           linewidths=outline, hatch=JOB_HATCHES[k] or None, label=str(family))
         else:
             s, e, level = _density_runs(start, end, x_lo, x_hi, n_columns, DENSITY_LEVELS)
             rgba = np.tile(to_rgba(color), (len(level), 1))

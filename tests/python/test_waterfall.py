@@ -238,6 +238,9 @@ def test_known_run_with_counter_strips(tmp_path: Path) -> None:
         assert [a.get_legend().get_texts()[0].get_text() for a in fig.axes[1:]] == [
             "bandwidth (probe) [GB/s]", "tlb_shootdowns (proc) [1/s]"]
         assert lanes(fig)[:7] == ["jobs [3]", "", "", "synthesis [4]", "", "", ""]
+        # the known timeline's NTT_H lasts 1 µs: a 1-pixel bar without an outline that would hide its colour
+        assert all(np.all(np.asarray(c.get_linewidths()) == 0) for c in collections(fig, "ntt_h"))
+        assert all(np.all(np.asarray(c.get_linewidths()) == 0.4) for c in collections(fig, "gpu (lock held)"))
     finally:
         plt.close(fig)
 
