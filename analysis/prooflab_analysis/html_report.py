@@ -28,7 +28,6 @@ th, td { border: 1px solid #d0d0d0; padding: .25em .6em; text-align: left; verti
 th { background: #f3f3f3; }
 tr:nth-child(even) td { background: #fafafa; }
 img { max-width: 100%; height: auto; border: 1px solid #e5e5e5; }
-figure { margin: 1em 0; }
 code, pre { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .88em; }
 pre { background: #f6f6f6; padding: .8em; overflow-x: auto; }
 """
