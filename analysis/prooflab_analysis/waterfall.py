@@ -43,7 +43,7 @@ from . import schema  # noqa: E402
 from .figures import DPI  # noqa: E402
 from .loaders import Run  # noqa: E402
 from .waterfall_lanes import (  # noqa: E402
-    CUDA_FAMILIES, GPU_FAMILY, JOB_FAMILY, MARKS, STAGE_FAMILIES, SUB_STAGES, Layout, waterfall_layout,
+    GPU_FAMILY, JOB_FAMILY, MARKS, STAGE_FAMILIES, SUB_STAGES, waterfall_layout,
 )
 
 STAGE_COLORS: dict[str, str] = {
