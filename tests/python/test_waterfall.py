@@ -11,6 +11,7 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
@@ -271,3 +272,10 @@ def test_pack_rows_never_overlaps_and_uses_max_overlap_rows() -> None:
 def test_empty_input_is_an_error() -> None:
     with pytest.raises(ValueError, match="nothing to draw"):
         waterfall_figure(known_timeline().iloc[0:0])
+
+
+def test_sub_stage_durations_come_from_the_detail_column() -> None:
+    from prooflab_analysis.schema import detail_value
+
+    frame = pd.DataFrame({"detail": ["dur_us=5", "a=1;dur_us=7;b=2", "", "x=1", None, "dur_usx=3", "dur_us=9;a=1"]})
+    assert detail_value(frame, "dur_us").tolist() == ["5", "7", pd.NA, pd.NA, pd.NA, pd.NA, "9"]
