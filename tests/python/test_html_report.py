@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_rgb
 
-from builders import REFERENCE_LOG, write_known_run
+from builders import REFERENCE_LOG, write_known_run, write_sweep_experiment
 from chromium import Chromium, find_chromium
 from prooflab_analysis.html_report import markdown_page
 from prooflab_analysis.report import write_report
@@ -94,3 +94,20 @@ def test_run_html_renders_in_chromium(tmp_path: Path) -> None:
     # the waterfall is on screen: its synthesis bars' colour covers part of the viewport
     assert colour_share(figure, STAGE_COLORS["synthesis"]) > 0.002
     assert colour_share(full, STAGE_COLORS["synthesis"]) < colour_share(figure, STAGE_COLORS["synthesis"])
+
+
+@needs_chromium
+def test_experiment_html_with_every_figure_renders_in_chromium(tmp_path: Path) -> None:
+    exp = write_sweep_experiment(tmp_path / "exp", [(5, 5, 1.0), (10, 10, 0.8)], reps=4,
+                                 variants={"baseline": 1.0, "gw3": 0.9}, rep_jitter=[1.0, 1.03, 0.98, 1.01])
+    md_path = write_report(exp)
+    md = md_path.read_text()
+    names = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert names == ["sweep.png", "ab_s_per_proof.png", "ab_proofs_per_min.png"]
+    with Chromium(find_chromium()) as browser:
+        browser.load((md_path.parent / "report.html").as_uri())
+        images = browser.evaluate("[...document.images].map(i => [i.complete, i.naturalWidth, i.alt])")
+        errors = list(browser.errors)
+    assert errors == []
+    assert [alt for _, _, alt in images] == ["sweep", "A/B s_per_proof", "A/B proofs_per_min"]
+    assert all(complete and width == int(16 * DPI) for complete, width, _ in images)
