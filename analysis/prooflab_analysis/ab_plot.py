@@ -6,7 +6,8 @@ side in run order, the arm's mean as a bar), so that noise, drift and outliers a
 before any statistic. Right: a forest plot, one row per (cell, variant) of
 abtest.ab_table: the relative change of the mean with its 95 % bootstrap interval, the
 zero line and the band of +/- the minimum effect (changes inside it are not results). The
-caption gives each row's verdict with its numbers.
+caption gives each row's verdict with its numbers (and, when inconclusive, the runs per arm that
+would resolve a minimum-effect change).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def _caption_line(row: pd.Series) -> str:
         p = "" if pd.isna(row["p_value"]) else f", p={row['p_value']:.3g}"
         numbers = f"{row['rel_change']:+.1%}, 95 % CI {row['ci_low']:+.1%} .. {row['ci_high']:+.1%}{p}"
     note = f"; {row['note']}" if isinstance(row["note"], str) and row["note"] else ""
+    if row["verdict"] == "inconclusive" and pd.notna(row["reps_needed"]):
+        note += f"; about {int(row['reps_needed'])} runs per arm would resolve a {row['min_effect']:.0%} change"
     return f"{row['variant']} @ {row['cell']}: {row['verdict']} ({numbers}{note})"
 
 

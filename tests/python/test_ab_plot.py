@@ -93,3 +93,17 @@ def test_experiment_report_embeds_ab_figures(tmp_path: Path) -> None:
     for metric in ("s_per_proof", "proofs_per_min"):
         assert f"![A/B {metric}](ab_{metric}.png)" in md
         assert (tmp_path / "exp" / "report" / f"ab_{metric}.svg").exists()
+
+
+def test_inconclusive_caption_says_how_many_runs_would_resolve_it(tmp_path: Path) -> None:
+    base, variant = [38.0, 39.5, 37.1, 38.8], [37.5, 38.9, 36.2, 38.6]
+    exp = write_ab_experiment(tmp_path / "exp", base, variant)
+    runs = metrics.experiment_metrics(load_experiment(exp))
+    table = abtest.ab_table(runs, COLUMN, higher_is_better=False)
+    assert table["verdict"].tolist() == ["inconclusive"]
+    needed = int(abtest.reps_needed(base, variant, 0.02))
+    fig = ab_figure(runs, table, COLUMN)
+    try:
+        assert f"about {needed} runs per arm would resolve a 2% change" in fig.texts[-1].get_text()
+    finally:
+        plt.close(fig)
