@@ -1,6 +1,7 @@
-// `prooflab report PATH [--out DIR] [--partitions N]`: report.md, the waterfall and the sweep
-// and A/B tables of a run directory, an experiment directory (index.csv) or a reference log,
-// written by prooflab_analysis.report.write_report in an embedded Python interpreter.
+// `prooflab report PATH [--out DIR] [--partitions N] [--strict] [--window START:END]`: report.md and
+// report.html, the waterfall and the sweep and A/B figures and tables of a run directory, an
+// experiment directory (index.csv) or a reference log, written by
+// prooflab_analysis.report.write_report in an embedded Python interpreter.
 //
 // The interpreter and its venv: harness/embedded_python.hpp.
 #include <algorithm>
@@ -29,6 +30,7 @@ struct ReportOptions {
   std::string path, out;
   int partitions = 0;  // 0: run.json's config.partitions
   bool strict = false;  // a malformed line of a log is an error (docs/reference-logs.md)
+  std::string window;  // "START:END" s since the run's start; parsed (and checked) by the analysis
 };
 
 #ifdef PROOFLAB_HAVE_PYTHON
@@ -39,25 +41,29 @@ void run_report(const ReportOptions& o) {
   std::string error;
   try {
     py::module_ report = import_venv_module("prooflab_analysis.report");
-    py::object out = py::none(), partitions = py::none();
+    py::object out = py::none(), partitions = py::none(), window = py::none();
     if (!o.out.empty()) out = py::str(o.out);
     if (o.partitions > 0) partitions = py::int_(o.partitions);
+    if (!o.window.empty()) window = py::str(o.window);
     const fs::path written = py::str(report.attr("write_report")(o.path, out, py::arg("expected_partitions") = partitions,
-                                                                        py::arg("strict") = o.strict))
+                                                                 py::arg("strict") = o.strict, py::arg("window") = window))
                                  .cast<std::string>();
     std::cout << "report: " << written.string() << "\n";
-    std::vector<std::string> figures, tables, run_reports;
+    std::vector<std::string> figures, tables, run_reports, pages;
     // Recursive: a reference log gets one report per run found in it, in a subfolder.
     for (const auto& entry : fs::recursive_directory_iterator(written.parent_path())) {
       const auto& p = entry.path();
       const auto ext = p.extension();
       if (ext == ".png" || ext == ".svg") figures.push_back(p.string());
       else if (p.filename() == "report.md" && p != written) run_reports.push_back(p.string());
+      else if (ext == ".html") pages.push_back(p.string());
       else if (ext == ".csv" || (ext == ".md" && p != written)) tables.push_back(p.string());
     }
     std::sort(figures.begin(), figures.end());
     std::sort(tables.begin(), tables.end());
     std::sort(run_reports.begin(), run_reports.end());
+    std::sort(pages.begin(), pages.end());
+    for (const auto& h : pages) std::cout << "html:   " << h << "\n";
     for (const auto& r : run_reports) std::cout << "run report: " << r << "\n";
     for (const auto& f : figures) std::cout << "figure: " << f << "\n";
     for (const auto& t : tables) std::cout << "table:  " << t << "\n";
@@ -86,6 +92,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--partitions", o->partitions, "expected partitions per proof (default: run.json's config)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--strict", o->strict, "a malformed line of a log is an error (default: skipped and counted)");
+  cmd->add_option("--window", o->window, "waterfall time window START:END, s since the run's start (e.g. 120:180)");
   cmd->callback([o] { run_report(*o); });
 }
 

@@ -12,7 +12,8 @@ from .metrics import experiment_metrics, run_metrics
 from .reflog import load_reference_log, parse_reference_log
 from .report import write_report
 from .sweep import sweep_table
-from .waterfall import save_figure, waterfall_figure
+from .figures import save_figure
+from .waterfall import run_waterfall, waterfall_figure
 
 __all__ = [
     "Comparison",
@@ -29,6 +30,7 @@ __all__ = [
     "load_run",
     "parse_reference_log",
     "run_metrics",
+    "run_waterfall",
     "save_figure",
     "sweep_table",
     "waterfall_figure",

@@ -1,4 +1,4 @@
-"""Command line: `python -m prooflab_analysis report PATH [--out DIR]`.
+"""Command line: `python -m prooflab_analysis report PATH [--out DIR] [--window START:END]`.
 
 PATH is a run directory, an experiment directory (index.csv) or a reference-format log.
 Prints the path of the written report.md; exits 2 with the error on malformed input.
@@ -24,12 +24,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.add_argument("--strict", action="store_true", help="a malformed line of a log is an error (default: skip and count it)")
     rep.add_argument("--baseline", default="baseline", help="baseline variant for A/B tables (default: baseline)")
     rep.add_argument("--min-effect", type=float, default=0.02, help="minimum relative effect for A/B (default 0.02)")
+    rep.add_argument("--window", metavar="START:END",
+                     help="time window of the waterfall, s since the run's start (runs and logs; e.g. 120:180)")
     args = parser.parse_args(argv)
     try:
         kw = {}
         if args.baseline != "baseline" or args.min_effect != 0.02:
             kw = {"baseline": args.baseline, "min_effect": args.min_effect}
-        path = write_report(args.path, args.out, expected_partitions=args.partitions, strict=args.strict, **kw)
+        path = write_report(args.path, args.out, expected_partitions=args.partitions, strict=args.strict,
+                            window=args.window, **kw)
     except (RunFormatError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

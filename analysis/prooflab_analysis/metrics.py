@@ -495,6 +495,27 @@ def mean_bandwidth(counters: pd.DataFrame, window: tuple[float, float] | None = 
     return float(pick["value"].mean()), ",".join(sorted(str(s) for s in pick["source"].unique()))
 
 
+def peak_rss(run: Run) -> tuple[float, str]:
+    """Peak resident set size of the run's process in bytes and where it came from:
+    summary.json `peak_rss_bytes` when the engine recorded it ("summary"), else the largest
+    `rss_bytes` sample of counters.csv ("counters": a lower bound, sampled every period),
+    else (NaN, "")."""
+    recorded = run.summary.get("peak_rss_bytes")
+    if recorded is not None:
+        try:
+            value = float(recorded)
+        except (TypeError, ValueError):
+            value = float("nan")
+        if not np.isfinite(value) or value < 0:
+            where = run.path / "summary.json" if run.path is not None else "summary.json"
+            raise ValueError(f"{where}: peak_rss_bytes must be a number of bytes >= 0, got {recorded!r}")
+        return value, "summary"
+    rss = run.counters[run.counters["metric"] == "rss_bytes"] if not run.counters.empty else run.counters
+    if rss.empty:
+        return float("nan"), ""
+    return float(rss["value"].max()), "counters"
+
+
 # ------------------------------------------------------------------- per run
 
 
@@ -528,6 +549,10 @@ def run_metrics(
     }
     where = run.path / "summary.json" if run.path is not None else "summary.json"
     out.update(energy_mod.energy_metrics(run.summary, where))
+    for knob in ("partition_workers", "gpu_workers_per_device"):  # memory-tier sweeps (memory_tiers.py)
+        if cfg.get(knob) is not None:
+            out[knob] = cfg[knob]
+    out["peak_rss_bytes"], out["peak_rss_source"] = peak_rss(run)
     nan = float("nan")
     if tl.empty:
         out.update({k: nan for k in ("window_s", "s_per_proof", "proofs_per_min", "gpu_busy", "kernel_busy")})

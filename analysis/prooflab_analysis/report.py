@@ -2,7 +2,8 @@
 
 `write_report(path)` decides what `path` is (run directory: run.json or timeline.csv;
 experiment: index.csv; anything else that is a file: a reference-format log) and writes
-`report.md` plus its figures and tables into `<path>/report/` (a log gets
+`report.md`, the same as one self-contained `report.html` (html_report.py), plus its
+figures and tables into `<path>/report/` (a log gets
 `<log dir>/<log stem>-report/`), or into `out` when given. It returns the report path.
 """
 
@@ -13,10 +14,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 import numpy as np
 import pandas as pd
 
-from . import abtest, energy, integrity, metrics, sweep, waterfall
+from . import (ab_plot, abtest, energy, html_report, integrity, memory_tiers, memory_tiers_plot, metrics, sweep,
+               sweep_plot, waterfall)
+from .figures import save_figure
 from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
 from .reflog import job_labels, load_reference_log
 from .reflog_figures import reference_figures
@@ -27,6 +31,14 @@ GPU_SPAN_NOTE = (
     "and b_g2_msm; its \"GPU busy\" therefore overstates device use (prooflab's own timelines "
     "mark the lock-held time only)."
 )
+
+
+def _save(fig: Figure, stem: Path) -> None:
+    """PNG (200 dpi) and SVG with text as text, then free the figure."""
+    try:
+        save_figure(fig, stem)
+    finally:
+        plt.close(fig)
 
 
 def _fmt(value: Any, kind: str = "float2") -> str:
@@ -175,8 +187,10 @@ def _reference_sections(run: Run, report: integrity.IntegrityReport) -> list[str
     return parts
 
 
-def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None = None) -> str:
-    """Markdown for one run; writes its figures into `out_dir`."""
+def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None = None,
+                        window: tuple[float, float] | None = None) -> str:
+    """Markdown for one run; writes its figures into `out_dir` (`window`: the waterfall's
+    time window, s since the run's start)."""
     report = integrity.check_run(run, expected_partitions)
     reference = run.meta.get("source") == "reference_log"
     m = metrics.run_metrics(run, expected_partitions, report)
@@ -244,26 +258,24 @@ def run_report_markdown(run: Run, out_dir: Path, expected_partitions: int | None
         parts += ["## Completion lines", "", markdown_table(completions)]
 
     if not run.timeline.empty or not run.cupti.empty:
-        fig = waterfall.waterfall_figure(run.timeline, run.cupti, run.counters, title=f"{run.run_id}", gpu_span=run.gpu_span)
-        try:
-            waterfall.save_figure(fig, out_dir / "waterfall")
-        finally:
-            plt.close(fig)
+        _save(waterfall.run_waterfall(run, sorted(report.excluded_jobs), window=window), out_dir / "waterfall")
         parts += ["## Waterfall", "", "![waterfall](waterfall.png)", "", "[SVG](waterfall.svg)", ""]
     return "\n".join(parts)
 
 
-def write_run_report(run_dir: str | Path, out: str | Path | None = None, expected_partitions: int | None = None) -> Path:
+def write_run_report(run_dir: str | Path, out: str | Path | None = None, expected_partitions: int | None = None,
+                     window: tuple[float, float] | None = None) -> Path:
     run = load_run(run_dir)
     out_dir = Path(out) if out is not None else Path(run_dir) / "report"
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "report.md"
-    path.write_text(run_report_markdown(run, out_dir, expected_partitions), encoding="utf-8")
+    path.write_text(run_report_markdown(run, out_dir, expected_partitions, window), encoding="utf-8")
+    html_report.write_html(path)
     return path
 
 
 def write_log_report(log: str | Path, out: str | Path | None = None, expected_partitions: int | None = None,
-                     strict: bool = False) -> Path:
+                     strict: bool = False, window: tuple[float, float] | None = None) -> Path:
     """One report per run found in a reference log, and an index report.md."""
     log = Path(log)
     runs = load_reference_log(log, expected_partitions=expected_partitions, strict=strict)
@@ -276,7 +288,8 @@ def write_log_report(log: str | Path, out: str | Path | None = None, expected_pa
     for run in runs:
         sub = out_dir / _safe(run.run_id)
         sub.mkdir(parents=True, exist_ok=True)
-        (sub / "report.md").write_text(run_report_markdown(run, sub, expected_partitions), encoding="utf-8")
+        (sub / "report.md").write_text(run_report_markdown(run, sub, expected_partitions, window), encoding="utf-8")
+        html_report.write_html(sub / "report.md")
         check = integrity.check_run(run, expected_partitions)
         f = reference_figures(run, check)
         busy = f.busy.loc[f.busy["device"] == "all", "gpu_busy"]
@@ -289,6 +302,7 @@ def write_log_report(log: str | Path, out: str | Path | None = None, expected_pa
     lines += ["", GPU_SPAN_NOTE, ""]
     path = out_dir / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
+    html_report.write_html(path)
     return path
 
 
@@ -320,10 +334,27 @@ def experiment_report_markdown(
              f"- cells: {experiment['cell'].nunique()}, variants: {', '.join(map(str, pd.unique(experiment['variant'])))}",
              ""]
     if "s_per_proof" in runs.columns and runs["s_per_proof"].notna().any():
-        table = sweep.sweep_table(runs)
+        table = sweep.sweep_table(runs, baseline)
         sweep.write_sweep(table, out_dir)
-        parts += ["## Sweep", "", "Means over the complete repetitions of each cell ([CSV](sweep.csv)).", "",
-                  sweep.sweep_markdown(table)]
+        parts += ["## Sweep", "", "Means over the complete repetitions of each cell, the baseline first; sd and "
+                  "95 % t interval of the repetitions ([CSV](sweep.csv)).", "", sweep.sweep_markdown(table)]
+        if table["j"].nunique() >= 2:
+            _save(sweep_plot.sweep_figure(table, name), out_dir / "sweep")
+            parts += ["![sweep](sweep.png)", "", "[SVG](sweep.svg)", ""]
+    if memory_tiers.has_memory_sweep(runs):
+        points = memory_tiers.memory_points(runs)
+        recommendations = memory_tiers.recommend(points)
+        points.to_csv(out_dir / "memory_tiers.csv", index=False)
+        recommendations.to_csv(out_dir / "memory_recommendations.csv", index=False)
+        _save(memory_tiers_plot.memory_tiers_figure(points, recommendations, name), out_dir / "memory_tiers")
+        parts += ["## Memory tiers", "",
+                  "s/proof (mean, 95 % t interval) against the largest peak RSS of the repetitions per partition "
+                  "workers (pw) x GPU workers (gw); the Pareto frontier is what no other configuration beats on both "
+                  "([CSV](memory_tiers.csv)).", "", memory_tiers.points_markdown(points),
+                  f"Recommendation per host memory size: the fastest configuration whose peak RSS fits in "
+                  f"{memory_tiers.DEFAULT_HEADROOM:.0%} of it ([CSV](memory_recommendations.csv)).", "",
+                  memory_tiers.recommendations_markdown(recommendations),
+                  "![memory tiers](memory_tiers.png)", "", "[SVG](memory_tiers.svg)", ""]
     for metric in ab_metrics:
         if baseline not in set(runs["variant"]) or runs["variant"].nunique() < 2:
             break
@@ -332,8 +363,8 @@ def experiment_report_markdown(
             column = SUMMARY_FALLBACK.get(metric, "")
             if column not in runs.columns or not runs[column].notna().any():
                 continue
-        table = abtest.ab_table(runs, column, baseline=baseline, min_effect=min_effect,
-                                higher_is_better=abtest.metric_higher_is_better(metric))
+        higher = abtest.metric_higher_is_better(metric)
+        table = abtest.ab_table(runs, column, baseline=baseline, min_effect=min_effect, higher_is_better=higher)
         stem = f"ab_{metric}"
         table.to_csv(out_dir / f"{stem}.csv", index=False)
         md = markdown_table(table.drop(columns=["baseline", "metric", "min_effect"]), AB_FORMATS)
@@ -342,6 +373,10 @@ def experiment_report_markdown(
         parts += [f"## A/B: {metric}{source}", "",
                   f"Relative change of the mean vs `{baseline}` in the same cell, 95 % bootstrap CI, Mann-Whitney U "
                   f"p-value, minimum effect {min_effect:.0%} ([CSV]({stem}.csv)).", "", md]
+        if not table.empty:
+            _save(ab_plot.ab_figure(runs, table, column, metric=metric, baseline=baseline, higher_is_better=higher),
+                  out_dir / stem)
+            parts += [f"![A/B {metric}]({stem}.png)", "", f"[SVG]({stem}.svg)", ""]
     cols = [c for c in ("cell", "variant", "rep", "order", "status", "run_dir", "s_per_proof", "proofs_per_min",
                         "issues", "excluded_jobs") if c in runs.columns]
     parts += ["## Runs", "", markdown_table(runs[cols], {"s_per_proof": fmt_float(2), "proofs_per_min": fmt_float(3),
@@ -355,18 +390,24 @@ def write_experiment_report(exp_dir: str | Path, out: str | Path | None = None, 
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "report.md"
     path.write_text(experiment_report_markdown(exp_dir, out_dir, **kw), encoding="utf-8")
+    html_report.write_html(path)
     return path
 
 
 def write_report(path: str | Path, out: str | Path | None = None, *, expected_partitions: int | None = None,
-                 strict: bool = False, **kw: Any) -> Path:
-    """Report for a run directory, an experiment directory or a reference log file."""
+                 strict: bool = False, window: tuple[float, float] | str | None = None, **kw: Any) -> Path:
+    """Report for a run directory, an experiment directory or a reference log file.
+    `window` ((start, end) or "START:END", s since the run's start) zooms the waterfall;
+    `strict`: a malformed line of a log is an error."""
     path = Path(path)
+    span = waterfall.parse_window(window) if isinstance(window, str) else window
     if path.is_dir() and (path / "index.csv").exists():
+        if span is not None:
+            raise ValueError(f"--window zooms a run's waterfall; {path} is an experiment (index.csv)")
         return write_experiment_report(path, out, expected_partitions=expected_partitions, **kw)
     if is_run_dir(path):
-        return write_run_report(path, out, expected_partitions)
+        return write_run_report(path, out, expected_partitions, span)
     if path.is_file():
-        return write_log_report(path, out, expected_partitions, strict)
+        return write_log_report(path, out, expected_partitions, strict, span)
     raise RunFormatError(path, "neither a run directory (run.json / timeline.csv), an experiment (index.csv) "
                                "nor a log file")

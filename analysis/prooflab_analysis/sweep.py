@@ -1,6 +1,10 @@
 """Concurrency-sweep table: one row per experiment cell (and variant), averaged over its
 complete repetitions. c is the proof count and j the concurrency (`batch --count C
---concurrency J`), taken from the `count`/`concurrency` axes or each run's config."""
+--concurrency J`), taken from the `count`/`concurrency` axes or each run's config.
+
+Rows are ordered by c and j, the baseline variant first within each; the spread of the
+repetitions is shown for the metrics in `SPREAD_METRICS`: sample standard deviation and a
+95 % Student-t interval of the mean (t_interval.py; blank with one repetition)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .t_interval import mean_t_interval
 from .tables import fmt_float, fmt_percent, markdown_table
 
 # Energy figures (energy.py); shown only where some run recorded them.
@@ -25,7 +30,12 @@ METRIC_COLUMNS = [
     "bandwidth_gbps",
     *ENERGY_COLUMNS,
 ]
-SWEEP_COLUMNS = ["cell", "variant", "c", "j", "reps"] + METRIC_COLUMNS + ["bandwidth_source"]
+SPREAD_METRICS = ["s_per_proof", "gpu_ms_per_partition"]
+SPREAD_SUFFIXES = ["_sd", "_ci_low", "_ci_high"]
+SPREAD_DIGITS = {"s_per_proof": 2, "gpu_ms_per_partition": 1}  # of the interval in markdown
+SWEEP_COLUMNS = (["cell", "variant", "c", "j", "reps"]
+                 + [c for m in METRIC_COLUMNS for c in [m] + ([m + s for s in SPREAD_SUFFIXES] if m in SPREAD_METRICS else [])]
+                 + ["bandwidth_source"])
 
 FORMATS = {
     "s_per_proof": fmt_float(2),
@@ -40,6 +50,8 @@ FORMATS = {
     "j_per_proof": fmt_float(1),
     "avg_power_w": fmt_float(1),
     "proofs_per_kwh": fmt_float(1),
+    "s_per_proof_sd": fmt_float(3),
+    "gpu_ms_per_partition_sd": fmt_float(2),
     "c": lambda v: str(int(v)),
     "j": lambda v: str(int(v)),
 }
@@ -57,6 +69,10 @@ HEADERS = {
     "j_per_proof": "J/proof",
     "avg_power_w": "avg W",
     "proofs_per_kwh": "proofs/kWh",
+    "s_per_proof_sd": "sd",
+    "s_per_proof_ci": "95 % CI",
+    "gpu_ms_per_partition_sd": "sd",
+    "gpu_ms_per_partition_ci": "95 % CI",
 }
 
 
@@ -67,9 +83,10 @@ def _axis(runs: pd.DataFrame, *names: str) -> pd.Series:
     return pd.Series(np.nan, index=runs.index)
 
 
-def sweep_table(runs: pd.DataFrame) -> pd.DataFrame:
+def sweep_table(runs: pd.DataFrame, baseline: str = "baseline") -> pd.DataFrame:
     """Mean of each metric over the complete runs of each (cell, variant); `reps` counts
-    them. Rows are ordered by c, j, then variant."""
+    them; sd and 95 % t interval for SPREAD_METRICS. Rows are ordered by c, j, then the
+    `baseline` variant first and the others in name order."""
     usable = runs
     if "status" in usable.columns:
         usable = usable[usable["status"] == "complete"]
@@ -88,17 +105,32 @@ def sweep_table(runs: pd.DataFrame) -> pd.DataFrame:
         for col in METRIC_COLUMNS:
             values = grp[col].dropna()
             row[col] = float(values.mean()) if len(values) else np.nan
+            if col in SPREAD_METRICS:
+                _, sd, lo, hi = mean_t_interval(values)
+                row.update({f"{col}_sd": sd, f"{col}_ci_low": lo, f"{col}_ci_high": hi})
         sources = sorted({s for s in grp["bandwidth_source"].fillna("").astype(str) for s in s.split(",") if s})
         row["bandwidth_source"] = ",".join(sources)
         rows.append(row)
     table = pd.DataFrame(rows, columns=SWEEP_COLUMNS)
-    table = table.sort_values(["c", "j", "variant"], kind="stable", na_position="last").reset_index(drop=True)
+    table["_not_baseline"] = table["variant"] != baseline
+    table = table.sort_values(["c", "j", "_not_baseline", "variant"], kind="stable", na_position="last")
+    table = table.drop(columns="_not_baseline").reset_index(drop=True)
     table["reps"] = table["reps"].astype("int64")
     return table
 
 
+def _interval_text(lo: float, hi: float, digits: int) -> str:
+    return "" if np.isnan(lo) or np.isnan(hi) else f"{lo:.{digits}f}–{hi:.{digits}f}"
+
+
 def sweep_markdown(table: pd.DataFrame) -> str:
-    shown = table
+    shown = table.copy()
+    for metric in SPREAD_METRICS:
+        low, high = f"{metric}_ci_low", f"{metric}_ci_high"
+        at = shown.columns.get_loc(low)
+        text = [_interval_text(lo, hi, SPREAD_DIGITS[metric]) for lo, hi in zip(shown[low], shown[high])]
+        shown = shown.drop(columns=[low, high])
+        shown.insert(at, f"{metric}_ci", text)
     if shown["variant"].nunique() <= 1:
         shown = shown.drop(columns="variant")
     if not shown["bandwidth_source"].astype(bool).any():

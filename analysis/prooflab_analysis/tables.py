@@ -24,6 +24,16 @@ def fmt_signed_percent(digits: int = 1) -> Formatter:
     return lambda v: f"{100.0 * float(v):+.{digits}f} %"
 
 
+def fmt_bytes(value: Any) -> str:
+    """Binary units, three significant figures: 512 B, 1.5 MiB, 400 GiB."""
+    v, units = float(value), ("B", "KiB", "MiB", "GiB", "TiB")
+    i = 0
+    while abs(v) >= 1024 and i < len(units) - 1:
+        v /= 1024
+        i += 1
+    return f"{v:.0f} {units[i]}" if i == 0 or abs(v) >= 100 else f"{v:.3g} {units[i]}"
+
+
 def _is_blank(value: Any) -> bool:
     if value is None or value is pd.NA:
         return True

@@ -212,6 +212,93 @@ def write_known_run(path: Path, drop: set[tuple[int, int]] | None = None, **meta
                      summary={"count": 3, "completed": 3, "failed": 0, "s_per_proof": 0.4})
 
 
+# ----------------------------------------------------------- rich run (waterfall)
+#
+# Every stage the waterfall draws, on one device with two workers (times in ms):
+#   jobs        j0 0-340  j1 0-520  j2 100-600 (JOB_FAILED; its p1 is queued, never picked up)
+#   synthesis   j0p0 0-100 j0p1 0-150 j1p0 100-300 j1p1 150-320 j2p0 300-420 j2p1 320-440
+#   queue wait  GPU_QUEUE at SYNTH_END .. GPU_PICKUP (RICH_PICKUP)
+#   lock wait   LOCK_WAIT_START at pickup .. GPU_START;  prestage j0p0 100-110 (two_lock)
+#   GPU         RICH_GPU below, sub-stages RICH_SUB (ntt_h, batch_add, tail_msm end times)
+#   prep_msm    SYNTH_END .. +30;  b_g2_msm GPU_END .. +20;  dealloc +20 .. +35
+#   throttle    250-280
+# CUPTI: streams 7..15, stream 7+i has one kernel of (i + 1) ms at 110 + 10 i; stream 15 a
+# copy at 300-305; one device sync at 400-402.
+
+RICH_SUBMIT = {0: 0, 1: 0, 2: 100}
+RICH_END = {0: ("JOB_DONE", 340), 1: ("JOB_DONE", 520), 2: ("JOB_FAILED", 600)}
+RICH_SYNTH = {(0, 0): (0, 100), (0, 1): (0, 150), (1, 0): (100, 300), (1, 1): (150, 320), (2, 0): (300, 420),
+              (2, 1): (320, 440)}
+RICH_PICKUP = {(0, 0): (100, 0), (0, 1): (150, 1), (1, 0): (300, 0), (1, 1): (400, 1), (2, 0): (480, 0)}  # (t, worker)
+RICH_GPU = {(0, 0): (110, 210), (0, 1): (210, 300), (1, 0): (300, 400), (1, 1): (400, 480), (2, 0): (480, 560)}
+RICH_SUB_MS = {"NTT_H": 0.6, "BATCH_ADD": 0.1, "TAIL_MSM": 0.25}  # share of the GPU phase, in this order
+RICH_PRESTAGE = {(0, 0): (100, 110)}
+RICH_THROTTLE = (250, 280)
+RICH_STREAMS = range(7, 16)
+
+
+def rich_sub_stages(job: int, part: int) -> dict[str, tuple[float, float]]:
+    """(start, end) ms of each GPU sub-stage of a partition: consecutive from GPU_START."""
+    g0, g1 = RICH_GPU[(job, part)]
+    out, t = {}, float(g0)
+    for name, share in RICH_SUB_MS.items():
+        out[name] = (t, t + share * (g1 - g0))
+        t += share * (g1 - g0)
+    return out
+
+
+def rich_timeline() -> pd.DataFrame:
+    b = TimelineBuilder()
+    for job, t in RICH_SUBMIT.items():
+        b.add(t, "JOB_SUBMIT", job)
+    for (job, part), (t0, t1) in RICH_SYNTH.items():
+        b.add(t0, "SYNTH_START", job, part)
+        b.add(t1, "SYNTH_END", job, part, detail=f"synth_us={(t1 - t0) * 1000}")
+        b.add(t1, "GPU_QUEUE", job, part)
+        b.add(t1, "PREP_MSM_START", job, part)
+        b.add(t1 + 30, "PREP_MSM_END", job, part)
+    for key, (t_pick, w) in RICH_PICKUP.items():
+        job, part = key
+        g0, g1 = RICH_GPU[key]
+        b.add(t_pick, "GPU_PICKUP", job, part, worker=w, device=0)
+        b.add(t_pick, "LOCK_WAIT_START", job, part, worker=w, device=0)
+        if key in RICH_PRESTAGE:
+            p0, p1 = RICH_PRESTAGE[key]
+            b.add(p0, "PRESTAGE_START", job, part, worker=w, device=0)
+            b.add(p1, "PRESTAGE_END", job, part, worker=w, device=0, detail="prestage=ok")
+        b.add(g0, "GPU_START", job, part, worker=w, device=0)
+        for name, (s0, s1) in rich_sub_stages(job, part).items():
+            b.add(s1, name, job, part, worker=w, device=0, detail=f"dur_us={int(round((s1 - s0) * 1000))}")
+        b.add(g1, "GPU_END", job, part, worker=w, device=0)
+        b.add(g1, "B_G2_MSM_START", job, part, worker=w, device=0)
+        b.add(g1 + 20, "B_G2_MSM_END", job, part, worker=w, device=0)
+        b.add(g1 + 20, "DEALLOC_START", job, part, worker=w, device=0)
+        b.add(g1 + 35, "DEALLOC_END", job, part, worker=w, device=0)
+    b.add(RICH_THROTTLE[0], "THROTTLE_ON")
+    b.add(RICH_THROTTLE[1], "THROTTLE_OFF")
+    for job, (event, t) in RICH_END.items():
+        b.add(t, event, job, detail="reason=out_of_memory" if event == "JOB_FAILED" else "")
+    return b.frame().sort_values("t_us", kind="stable").reset_index(drop=True)
+
+
+def rich_cupti() -> pd.DataFrame:
+    rows = []
+    for i, stream in enumerate(RICH_STREAMS):
+        t0 = 110 + 10 * i
+        rows.append({"kind": "KERNEL", "device": 0, "stream": stream, "name": f"kernel_{stream}",
+                     "start_us": t0 * 1000.0, "end_us": (t0 + i + 1) * 1000.0, "bytes": None, "correlation": len(rows)})
+    rows.append({"kind": "MEMCPY", "device": 0, "stream": 15, "name": "DtoH", "start_us": 300_000.0,
+                 "end_us": 305_000.0, "bytes": 1 << 20, "correlation": len(rows)})
+    rows.append({"kind": "SYNC", "device": 0, "stream": None, "name": "context_synchronize", "start_us": 400_000.0,
+                 "end_us": 402_000.0, "bytes": None, "correlation": len(rows)})
+    rows.append({"kind": "MARKER", "device": 0, "stream": None, "name": "gpu_phase job=0 partition=0",
+                 "start_us": 110_000.0, "end_us": 210_000.0, "bytes": None, "correlation": None})
+    frame = pd.DataFrame(rows, columns=schema.CUPTI_COLUMNS)
+    for col in ("device", "stream", "bytes", "correlation"):
+        frame[col] = frame[col].astype(schema.INT_DTYPE)
+    return frame
+
+
 # ---------------------------------------------------------- reference log
 
 # Two runs of one GPU with two workers (partitioned and monolithic jobs), written with the
@@ -241,6 +328,8 @@ def synthetic_timeline(n_events: int, partitions: int = 10, workers: int = 2, se
     synth_end = gpu_start - rng.uniform(6e5, 3e6, n_parts)  # queued before the pickup (gpu_start - 0.5 s)
     synth_start = synth_end - rng.uniform(2e7, 3e7, n_parts)
     base = synth_start.min()
+    sub_stage_us = {"NTT_H": np.full(n_parts, 1e6), "BATCH_ADD": np.full(n_parts, 3e5),
+                    "TAIL_MSM": gpu_end - gpu_start - 1.3e6}
     events = [
         ("SYNTH_START", synth_start, False), ("SYNTH_END", synth_end, False), ("GPU_QUEUE", synth_end, False),
         ("PREP_MSM_START", synth_end, False), ("PREP_MSM_END", synth_end + 1.8e6, False),
@@ -257,7 +346,8 @@ def synthetic_timeline(n_events: int, partitions: int = 10, workers: int = 2, se
             "partition": pd.array(parts, dtype=schema.INT_DTYPE),
             "worker": pd.array(worker, dtype=schema.INT_DTYPE) if on_worker else na,
             "device": pd.array(np.zeros(n_parts, dtype="int64"), dtype=schema.INT_DTYPE) if on_worker else na,
-            "detail": "",
+            "detail": "dur_us=" + pd.Series(sub_stage_us[name].astype("int64")).astype(str) if name in sub_stage_us
+            else "",
         }))
     frame = pd.concat(frames, ignore_index=True).sort_values("t_us", kind="stable").reset_index(drop=True)
     frame["event"] = frame["event"].astype(object)
@@ -268,22 +358,29 @@ def synthetic_timeline(n_events: int, partitions: int = 10, workers: int = 2, se
 # ----------------------------------------------------------------- experiments
 
 
-def write_sweep_experiment(path: Path, cells: list[tuple[int, int, float]], reps: int = 2) -> Path:
-    """Experiment whose runs are the known timeline scaled by `scale` per cell:
-    (count c, concurrency j, scale). Every metric that is a time scales with it."""
+def write_sweep_experiment(path: Path, cells: list[tuple[int, int, float]], reps: int = 2,
+                           variants: dict[str, float] | None = None, rep_jitter: list[float] | None = None) -> Path:
+    """Experiment whose runs are the known timeline scaled per run by the cell's `scale`
+    ((count c, concurrency j, scale)), the variant's factor (`variants`, default
+    {"baseline": 1.0}) and the repetition's factor (`rep_jitter[rep]`, default 1). Every
+    metric that is a time scales with it; arms are interleaved in run order."""
     path.mkdir(parents=True, exist_ok=True)
+    variants = variants or {"baseline": 1.0}
+    jitter = rep_jitter or [1.0] * reps
     rows = []
     order = 0
     for rep in range(reps):
         for c, j, scale in cells:
-            cell = f"c{c}_j{j}"
-            run_dir = f"runs/{cell}_r{rep}"
-            meta = run_meta(run_id=f"{cell}_r{rep}", count=c, concurrency=j)
-            write_run(path / run_dir, known_timeline(scale=scale), cupti=known_cupti(scale),
-                      counters=known_counters(scale), meta=meta)
-            rows.append({"experiment": "sweep", "cell": cell, "variant": "baseline", "rep": rep, "order": order,
-                         "run_dir": run_dir, "status": "complete", "count": c, "concurrency": j})
-            order += 1
+            for variant, factor in variants.items():
+                cell = f"c{c}_j{j}"
+                run_dir = f"runs/{cell}_{variant}_r{rep}" if len(variants) > 1 else f"runs/{cell}_r{rep}"
+                run_scale = scale * factor * jitter[rep]
+                meta = run_meta(run_id=Path(run_dir).name, count=c, concurrency=j)
+                write_run(path / run_dir, known_timeline(scale=run_scale), cupti=known_cupti(run_scale),
+                          counters=known_counters(run_scale), meta=meta)
+                rows.append({"experiment": "sweep", "cell": cell, "variant": variant, "rep": rep, "order": order,
+                             "run_dir": run_dir, "status": "complete", "count": c, "concurrency": j})
+                order += 1
     pd.DataFrame(rows).to_csv(path / "index.csv", index=False)
     return path
 
@@ -302,6 +399,41 @@ def write_ab_experiment(path: Path, baseline_s: list[float], variant_s: list[flo
                       summary={"s_per_proof": value, "throughput_proofs_per_min": 60.0 / value})
             rows.append({"experiment": "ab", "cell": "c20_j15", "variant": name, "rep": rep, "order": order,
                          "run_dir": run_dir, "status": "complete", "dealloc_policy": name})
+            order += 1
+    pd.DataFrame(rows).to_csv(path / "index.csv", index=False)
+    return path
+
+
+GIB = 2**30
+
+
+def write_memory_experiment(path: Path, cells: dict[tuple[int, int], tuple[float, float]], reps: int = 2,
+                            rep_rss: list[float] | None = None, rep_jitter: list[float] | None = None,
+                            summary_peak: dict[tuple[int, int], float] | None = None) -> Path:
+    """A partition-workers x GPU-workers sweep: cells {(pw, gw): (time scale, peak RSS bytes)};
+    repetition r runs the known timeline at scale x rep_jitter[r] and samples RSS in
+    counters.csv up to peak x rep_rss[r]; `summary_peak` cells also record
+    summary.json peak_rss_bytes (that factor x the cell's peak), which wins over the samples."""
+    path.mkdir(parents=True, exist_ok=True)
+    rep_rss = rep_rss or [1.0] * reps
+    jitter = rep_jitter or [1.0] * reps
+    summary_peak = summary_peak or {}
+    rows, order = [], 0
+    for rep in range(reps):
+        for (pw, gw), (scale, peak) in cells.items():
+            run_id = f"pw{pw}_gw{gw}_r{rep}"
+            meta = run_meta(run_id=run_id, count=10, concurrency=5)
+            meta["config"].update({"partition_workers": pw, "gpu_workers_per_device": gw})
+            top = peak * rep_rss[rep]
+            rss = pd.DataFrame({"t_us": [0, 300_000, 600_000, 900_000], "source": "proc", "metric": "rss_bytes",
+                                "value": [0.2 * top, 0.7 * top, top, 0.5 * top], "unit": "B"})
+            counters = pd.concat([known_counters(scale * jitter[rep]), rss], ignore_index=True)
+            summary = {"peak_rss_bytes": summary_peak[(pw, gw)] * peak} if (pw, gw) in summary_peak else None
+            write_run(path / "runs" / run_id, known_timeline(scale=scale * jitter[rep]), counters=counters, meta=meta,
+                      summary=summary)
+            rows.append({"experiment": "memory", "cell": f"pw{pw}_gw{gw}", "variant": "baseline", "rep": rep,
+                         "order": order, "run_dir": f"runs/{run_id}", "status": "complete",
+                         "partition_workers": pw, "gpu_workers_per_device": gw})
             order += 1
     pd.DataFrame(rows).to_csv(path / "index.csv", index=False)
     return path

@@ -40,7 +40,7 @@ def test_sweep_experiment_report(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["report", str(exp)]) == 0
     out = Path(capsys.readouterr().out.strip())
     text = out.read_text()
-    assert "## Sweep" in text and "| c10_j10 | 10 | 10 | 1 | 0.32 | 187.500 |" in text
+    assert "## Sweep" in text and "| c10_j10 | 10 | 10 | 1 | 0.32 |  |  | 187.500 |" in text  # 1 rep: no spread
     assert "## A/B" not in text  # one variant: nothing to compare
     assert pd.read_csv(out.parent / "sweep.csv")["s_per_proof"].round(6).tolist() == [0.4, 0.32]
 
@@ -85,3 +85,16 @@ def test_module_entry_point_runs(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(run / "report" / "report.md")
+
+
+def test_window_option_zooms_the_waterfall(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = write_known_run(tmp_path / "run")
+    assert main(["report", str(run), "--window", "0.2:0.6"]) == 0
+    out = Path(capsys.readouterr().out.strip())
+    assert "window 0.2..0.6 s" in (out.parent / "waterfall.svg").read_text()
+    assert (out.parent / "report.html").exists()
+    assert main(["report", str(run), "--window", "0.6"]) == 2
+    assert "window '0.6' is not START:END" in capsys.readouterr().err
+    exp = write_sweep_experiment(tmp_path / "exp", [(5, 5, 1.0)], reps=1)
+    assert main(["report", str(exp), "--window", "0:1"]) == 2
+    assert "is an experiment" in capsys.readouterr().err

@@ -39,11 +39,20 @@ def test_run_report_with_waterfall(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert printed(done, "report") == [tmp_path / "report.md"]
     assert printed(done, "figure") == [tmp_path / "waterfall.png", tmp_path / "waterfall.svg"]
+    assert printed(done, "html") == [tmp_path / "report.html"]
     text = (tmp_path / "report.md").read_text()
     assert text.startswith("# Run report: porep-c6-j3")
     assert "integrity: no issues" in text and "![waterfall](waterfall.png)" in text
     assert (tmp_path / "waterfall.png").stat().st_size > 10_000
     assert (tmp_path / "waterfall.svg").stat().st_size > 10_000
+
+
+def test_window_reaches_the_waterfall(tmp_path: Path) -> None:
+    done = report(str(REFERENCE / "porep-c6-j3"), "--out", str(tmp_path), "--window", "1:2.5")
+    assert done.returncode == 0, done.stderr
+    assert "(window 1..2.5 s)" in (tmp_path / "waterfall.svg").read_text()
+    bad = report(str(REFERENCE / "porep-c6-j3"), "--out", str(tmp_path), "--window", "2.5:1")
+    assert bad.returncode != 0 and "window '2.5:1': need 0 <= START < END" in bad.stderr
 
 
 def test_experiment_report_with_sweep_and_ab_tables(tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from builders import KNOWN, write_sweep_experiment
 from prooflab_analysis import metrics
@@ -45,10 +47,12 @@ def test_sweep_values(table, row: int, scale: float) -> None:
 def test_sweep_markdown_and_files(table, tmp_path: Path) -> None:
     md = sweep_markdown(table)
     lines = md.splitlines()
-    assert lines[0] == ("| cell | c | j | reps | s/proof | proofs/min | GPU busy | kernel busy | GPU ms/partition "
-                        "| synth ms | p50 latency s | p95 latency s | bandwidth GB/s | bandwidth source |")
-    assert lines[2] == ("| c5_j5 | 5 | 5 | 2 | 0.40 | 150.000 | 75.0 % | 65.0 % | 150.0 | 258.3 | 0.80 | 0.93 "
-                        "| 30.0 | probe |")
+    assert lines[0] == ("| cell | c | j | reps | s/proof | sd | 95 % CI | proofs/min | GPU busy | kernel busy "
+                        "| GPU ms/partition | sd | 95 % CI | synth ms | p50 latency s | p95 latency s | bandwidth GB/s "
+                        "| bandwidth source |")
+    # two identical repetitions: no spread
+    assert lines[2] == ("| c5_j5 | 5 | 5 | 2 | 0.40 | 0.000 | 0.40–0.40 | 150.000 | 75.0 % | 65.0 % | 150.0 | 0.00 "
+                        "| 150.0–150.0 | 258.3 | 0.80 | 0.93 | 30.0 | probe |")
     md_path, csv_path = write_sweep(table, tmp_path)
     assert md_path.read_text() == md
     assert csv_path.read_text().splitlines()[0] == ",".join(SWEEP_COLUMNS)
@@ -59,3 +63,28 @@ def test_blank_bandwidth_when_no_counters(table) -> None:
     md = sweep_markdown(no_bw)
     assert "bandwidth source" not in md
     assert md.splitlines()[2].endswith("| 0.80 | 0.93 |  |")  # 0.935 is 0.93499.. in binary
+
+
+def test_baseline_first_and_spread_of_noisy_repetitions(tmp_path: Path) -> None:
+    jitter = [1.0, 1.1, 0.95]
+    exp = write_sweep_experiment(tmp_path / "exp", [(10, 10, 1.0), (5, 5, 1.0)], reps=3,
+                                 variants={"a_variant": 0.9, "baseline": 1.0}, rep_jitter=jitter)
+    table = sweep_table(metrics.experiment_metrics(load_experiment(exp)))
+    assert table[["cell", "variant"]].values.tolist() == [
+        ["c5_j5", "baseline"], ["c5_j5", "a_variant"], ["c10_j10", "baseline"], ["c10_j10", "a_variant"]]
+    values = np.array([KNOWN["s_per_proof"] * 0.9 * f for f in jitter])
+    half = stats.t.ppf(0.975, 2) * values.std(ddof=1) / np.sqrt(3)
+    row = table.iloc[1]
+    assert row["s_per_proof"] == pytest.approx(values.mean())
+    assert row["s_per_proof_sd"] == pytest.approx(values.std(ddof=1))
+    assert (row["s_per_proof_ci_low"], row["s_per_proof_ci_high"]) == pytest.approx(
+        (values.mean() - half, values.mean() + half))
+    md = sweep_markdown(table).splitlines()
+    assert md[3].startswith(f"| c5_j5 | a_variant | 5 | 5 | 3 | {values.mean():.2f} | {values.std(ddof=1):.3f} | "
+                            f"{values.mean() - half:.2f}–{values.mean() + half:.2f} |")
+
+
+def test_one_repetition_has_no_interval(tmp_path: Path) -> None:
+    exp = write_sweep_experiment(tmp_path / "exp", [(5, 5, 1.0)], reps=1)
+    row = sweep_table(metrics.experiment_metrics(load_experiment(exp))).iloc[0]
+    assert np.isnan(row["s_per_proof_sd"]) and np.isnan(row["s_per_proof_ci_low"])
