@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .t_interval import mean_t_interval
+from .stats import mean_t_interval
 from .tables import fmt_bytes, fmt_float, markdown_table
 
 PW, GW = "partition_workers", "gpu_workers_per_device"

@@ -12,6 +12,9 @@ engine and checks that both sides agree on the same jobs.
 * bootstrap interval of the relative change of the mean (or median) of two independent
   samples: scipy.stats.bootstrap, percentile method, both samples resampled independently.
 * rank test: two-sided Mann-Whitney U (scipy.stats.mannwhitneyu).
+* interval of a mean of a few repetitions (sweep points, memory-tier cells): Student t,
+  mean ± t_{(1+confidence)/2, n-1} · s / √n with s the sample sd (ddof 1); NaN, never 0,
+  with one repetition (mean_t_interval).
 * repetitions per arm: the normal-approximation sample size for a given minimum effect,
   with the advice it leads to (advice_for_more_reps).
 """
@@ -19,7 +22,7 @@ engine and checks that both sides agree on the same jobs.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 from scipy import stats as sp_stats
@@ -146,3 +149,21 @@ def advice_for_more_reps(
         f"{int(n)} runs per arm would resolve a {min_effect:.0%} change (matrix/sweep: --reps {int(n)}, which "
         f"resumes and appends rounds; regress: the metric's repetitions)"
     )
+
+
+def mean_t_interval(values: Iterable[float], confidence: float = 0.95) -> tuple[float, float, float, float]:
+    """(mean, sd, low, high) of the finite values: the Student-t interval of the mean;
+    sd/low/high NaN with fewer than two values."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence is a fraction in (0, 1), got {confidence}")
+    x = np.asarray(list(values), dtype="float64")
+    x = x[np.isfinite(x)]
+    nan = float("nan")
+    if x.size == 0:
+        return nan, nan, nan, nan
+    mean = float(x.mean())
+    if x.size < 2:
+        return mean, nan, nan, nan
+    sd = float(x.std(ddof=1))
+    half = float(sp_stats.t.ppf((1 + confidence) / 2, x.size - 1)) * sd / math.sqrt(x.size)
+    return mean, sd, mean - half, mean + half

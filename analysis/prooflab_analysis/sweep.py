@@ -4,7 +4,7 @@ complete repetitions. c is the proof count and j the concurrency (`batch --count
 
 Rows are ordered by c and j, the baseline variant first within each; the spread of the
 repetitions is shown for the metrics in `SPREAD_METRICS`: sample standard deviation and a
-95 % Student-t interval of the mean (t_interval.py; blank with one repetition)."""
+95 % Student-t interval of the mean (stats.mean_t_interval; blank with one repetition)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .t_interval import mean_t_interval
+from .stats import mean_t_interval
 from .tables import fmt_float, fmt_percent, markdown_table
 
 # Energy figures (energy.py); shown only where some run recorded them.

@@ -42,6 +42,7 @@ from matplotlib.patches import Patch  # noqa: E402
 from . import schema  # noqa: E402
 from .figures import DPI  # noqa: E402
 from .loaders import Run  # noqa: E402
+from .reflog import job_labels  # noqa: E402
 from .waterfall_lanes import (  # noqa: E402
     GPU_FAMILY, JOB_FAMILY, MARKS, STAGE_FAMILIES, SUB_STAGES, waterfall_layout,
 )
@@ -122,14 +123,6 @@ def run_title(run: Run) -> str:
     return f"{run.run_id}\n{knobs}"
 
 
-def job_names(run: Run) -> dict[int, str]:
-    """Job number -> the id the run names it by (a reference log's job ids), else the number."""
-    jobs = run.extras.get("jobs")
-    if jobs is None or jobs.empty:
-        return {}
-    return {int(j): str(name) for j, name in zip(jobs["job"], jobs["job_id"])}
-
-
 def failed_partitions(run: Run) -> set[tuple[int, int]]:
     """(job, partition) of stages.csv rows with status `failed`."""
     st = run.stages
@@ -144,7 +137,7 @@ def run_waterfall(run: Run, excluded_jobs: Sequence[int] = (), *, window: tuple[
     """The waterfall of a loaded run: its title, device kind, job names and failed partitions;
     `excluded_jobs` are the integrity checks' exclusions."""
     return waterfall_figure(run.timeline, run.cupti, run.counters, title=run_title(run), device_kind=device_kind(run),
-                            job_names=job_names(run), failed_partitions=failed_partitions(run),
+                            job_names=job_labels(run), failed_partitions=failed_partitions(run),
                             excluded_jobs=excluded_jobs, window=window, **kw)
 
 
