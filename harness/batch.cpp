@@ -23,6 +23,7 @@ void add_batch_command(CLI::App& app) {
     std::uint32_t count = 1, concurrency = 1;
     std::string config_file, out = "results/runs", run_id, param_dir;
     std::vector<std::string> sets;
+    std::string log_format = "prooflab";
     bool no_verify = false;
     counters::CounterFlags counters;
   };
@@ -35,6 +36,12 @@ void add_batch_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "parent directory of the run directory")->capture_default_str();
   cmd->add_option("--run-id", o->run_id, "run id (default: time, circuit, c, j)");
   cmd->add_option("--param-dir", o->param_dir, "parameter cache directory");
+  cmd->add_option("--log-format", o->log_format,
+                  "prooflab: prooflab's lines on stdout; cuzk: the reference system's instead, the cuzk "
+                  "daemon's log (TIMELINE, CUZK_TIMING) on stderr and cuzk-bench's lines on stdout "
+                  "(docs/reference-logs.md)")
+      ->check(CLI::IsMember({"prooflab", "cuzk"}))
+      ->capture_default_str();
   counters::add_counter_flags(cmd, o->counters);
   cmd->callback([o, count_opt, conc_opt] {
     engine::EngineConfig cfg;
@@ -53,6 +60,7 @@ void add_batch_command(CLI::App& app) {
     opts.param_dir = o->param_dir;
     opts.stop = &g_stop;
     opts.counters = o->counters.to_options();
+    opts.log_format = o->log_format == "cuzk" ? LogFormat::kCuzk : LogFormat::kProoflab;
     const auto outcome = run_batch_to_directory(cfg, opts);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);

@@ -4,14 +4,17 @@
 
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <random>
 
 #include "core/circuits/circuit.hpp"
 #include "core/engine/engine.hpp"
 #include "core/groth16/setup.hpp"
+#include "core/trace/cuzk_log_writer.hpp"
 #include "harness/backend_factory.hpp"
 #include "harness/counters/energy_summary.hpp"
 #include "harness/counters/sampler.hpp"
+#include "harness/cuzk_bench_output.hpp"
 #include "harness/gpu_observation.hpp"
 #include "harness/param_cache.hpp"
 #include "harness/provenance.hpp"
@@ -69,11 +72,17 @@ std::string default_run_id(const engine::EngineConfig& cfg) {
 BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const BatchRunOptions& opts) {
   cfg.validate();
   opts.counters.validate();
+  const bool cuzk_format = opts.log_format == LogFormat::kCuzk;
+  if (cuzk_format && !cfg.record)
+    throw engine::ConfigError("--log-format cuzk writes the TIMELINE in the reference format, so it needs "
+                              "record = on (got off)");
   // Before anything is written: a backend this build or machine lacks leaves no run directory.
   std::unique_ptr<engine::Backend> backend_owner = make_backend(cfg);
   parallel::ThreadPool setup_pool(0);
   const auto circuit = circuits::make_circuit(cfg.circuit, cfg.constraints, cfg.seed);
-  if (opts.print_jobs)
+  CuzkBenchOutput cuzk_bench;
+  if (opts.print_jobs && cuzk_format) cuzk_bench.print_header(cfg);
+  if (opts.print_jobs && !cuzk_format)
     std::printf("batch: %s; %u proofs x %u partitions, concurrency %u, lock=%s dealloc=%s "
                 "gw=%u throttle=%s\n",
                 circuit->describe().c_str(), cfg.count, cfg.partitions, cfg.concurrency,
@@ -98,7 +107,15 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   meta["counters"] = nlohmann::json::object();
   meta["counter_sampling"] = opts.counters.to_json();
   trace::RunDirectory run_dir(opts.out_parent / run_id, meta);
+  std::optional<trace::CuzkLogWriter> cuzk_log;  // before `timeline`: alive for its last flush
   trace::TimelineRecorder timeline(cfg.record ? run_dir.timeline_path() : std::filesystem::path());
+  if (cuzk_format) {
+    cuzk_log.emplace(STDERR_FILENO, run_id,
+                     trace::CuzkLogLayout{cfg.devices, cfg.gpu_workers_per_device, cfg.partitions,
+                                          cfg.lock_policy == engine::LockPolicy::kTwoLock},
+                     timeline.epoch_ns());
+    timeline.set_record_sink(&*cuzk_log);
+  }
   // CUPTI activity into cupti.csv and NVTX ranges around the stages, on the TIMELINE's epoch.
   GpuObservation gpu_observation(cfg, run_dir.path(), timeline);
   // On the TIMELINE's epoch, so counters.csv and timeline.csv share one time axis.
@@ -114,12 +131,15 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   run_dir.set_metadata("counter_sampling", sampling);
   engine::Backend& backend = *backend_owner;
 
-  const bool tty = opts.print_jobs && isatty(STDERR_FILENO);
+  const bool tty = opts.print_jobs && !cuzk_format && isatty(STDERR_FILENO);  // stderr is the log in cuzk format
   engine::EngineInputs in{cfg, backend, params.pk, cs, timeline, &run_dir,
                           [&](const engine::JobReport& r, std::size_t done, std::size_t total) {
                             if (!opts.print_jobs) return;
                             if (tty) std::fprintf(stderr, "\r\033[K");
-                            if (r.ok)
+                            if (cuzk_format) {
+                              timeline.flush();  // the job's records reach the writer, its GPU time is whole
+                              cuzk_bench.print_completion(r, total, cuzk_log->gpu_compute_ms(r.job));
+                            } else if (r.ok)
                               std::printf("[%zu/%zu] COMPLETED — %.1fs (prove=%.0f ms, queue=%.0f ms)\n",
                                           done, total, r.wall_s, r.prove_s * 1e3, r.queue_s * 1e3);
                             else
@@ -165,7 +185,12 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   const bool failed = result.summary["failed"].get<int>() > 0;
   out.status = result.interrupted ? "interrupted" : (failed ? "failed" : "complete");
   run_dir.finish(out.status, result.summary);
-  if (opts.print_summary) print_summary(result.summary, run_dir.path());
+  if (opts.print_summary && cuzk_format) {
+    cuzk_bench.print_summary(result.summary);
+    std::printf("run directory: %s\n", run_dir.path().c_str());
+  } else if (opts.print_summary) {
+    print_summary(result.summary, run_dir.path());
+  }
   return out;
 }
 

@@ -13,12 +13,17 @@
 
 namespace prooflab::harness {
 
+// What `batch` prints: prooflab's own lines on stdout, or the reference system's formats
+// (cuzk-daemon's log on stderr, cuzk-bench's lines on stdout; docs/reference-logs.md).
+enum class LogFormat { kProoflab, kCuzk };
+
 struct BatchRunOptions {
   std::filesystem::path out_parent = "results/runs";  // the run directory is out_parent/run_id
   std::string run_id;                                  // empty: time, circuit, c, j
   std::filesystem::path param_dir;                     // empty: default_param_dir()
   bool print_jobs = true;     // one line per proof ([i/N] COMPLETED — ...)
   bool print_summary = true;  // the === Batch Summary === block
+  LogFormat log_format = LogFormat::kProoflab;
   const std::atomic<bool>* stop = nullptr;  // set (e.g. by SIGINT) to stop submitting jobs
   counters::CounterOptions counters;        // counters.csv sources and period (docs/counters.md)
 };

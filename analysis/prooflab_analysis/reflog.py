@@ -9,7 +9,9 @@ Accepted formats, each from its source (docs/reference-logs.md has them in full)
 * run markers: prooflab's `RUN_ID=<id>` and `=== run <id> ===`; a daemon restart
   (tracing "cuzk-daemon starting") and a second benchmark header also start a new run.
 
-The file is read as a stream, one line at a time; frames are built once per run at the end.
+A file is read in large chunks (reflog_chunks): the lines of the common exact shapes are
+parsed a chunk at a time into typed arrays, every other line goes through the line-by-line
+scanner below in file order; frames are built once per run at the end.
 
 A line is *recognised* when it is a record or an informational line of one of these
 formats. A line that starts like one but breaks its syntax (cut by a killed writer, garbled
@@ -28,13 +30,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, BinaryIO, Iterable
 
 import numpy as np
 import pandas as pd
 
 from . import schema
 from .loaders import Run, RunFormatError
+from .reflog_chunks import ChunkScan, normalise, read_chunks, scan_chunk
 from .reflog_bench import (
     BENCH_HEADER, COMPLETION_START, SUMMARY_HEADER, parse_bench_header_line, parse_completion,
     parse_prooflab_header, parse_summary_line, summary_key,
@@ -60,14 +63,53 @@ MALFORMED_KEPT = 1000  # malformed lines listed per run (all are counted)
 CUT_REASON = "last line has no end of line: cut when the writer was killed"
 
 
+class _Rows:
+    """Records of one kind: rows added one at a time by the line scanner (tuples, None for an
+    absent value) and whole column batches from reflog_chunks (-1 / "" for absent)."""
+
+    def __init__(self, columns: dict[str, str]):
+        self.columns = columns  # name -> "int" | "text"
+        self.rows: list[tuple] = []
+        self.batches: list[dict[str, np.ndarray]] = []
+
+    def append(self, row: tuple) -> None:
+        self.rows.append(row)
+
+    def add_batch(self, batch: dict[str, np.ndarray]) -> None:
+        self.batches.append(batch)
+
+    def __bool__(self) -> bool:
+        return bool(self.rows) or bool(self.batches)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """All records as columns, in file order (stable within a line)."""
+        parts = list(self.batches)
+        if self.rows:
+            cols = list(zip(*self.rows))
+            parts.append({name: np.array([-1 if v is None else v for v in col], dtype="int64") if kind == "int"
+                          else np.array(["" if v is None else v for v in col], dtype=object)
+                          for (name, kind), col in zip(self.columns.items(), cols)})
+        if not parts:
+            return {name: np.zeros(0, dtype="int64" if kind == "int" else object) for name, kind in self.columns.items()}
+        out = {name: np.concatenate([p[name] for p in parts]) for name in self.columns}
+        order = np.argsort(out["line"], kind="stable")
+        return {name: v[order] for name, v in out.items()}
+
+
+_EVENT_COLUMNS = {"line": "int", "offset_ms": "int", "event": "text", "job_id": "text", "partition": "int",
+                  "worker": "int", "kind": "text", "value_ms": "int"}
+_CUDA_COLUMNS = {"line": "int", "key": "text", "value_ms": "int", "gpu_tid": "int"}
+_PRESTAGE_COLUMNS = {"line": "int", "prestage_setup": "text"}
+
+
 @dataclass
 class _Section:
     run_id: str | None
     first_line: int
     last_line: int = 0
-    events: list[tuple] = field(default_factory=list)  # (line, offset_ms, event, job_id, partition, worker, kind, value)
-    cuda: list[tuple] = field(default_factory=list)  # (line, key, value_ms, gpu_tid)
-    prestage: list[tuple[int, str]] = field(default_factory=list)
+    events: _Rows = field(default_factory=lambda: _Rows(_EVENT_COLUMNS))
+    cuda: _Rows = field(default_factory=lambda: _Rows(_CUDA_COLUMNS))
+    prestage: _Rows = field(default_factory=lambda: _Rows(_PRESTAGE_COLUMNS))
     gpus_named: set[int] = field(default_factory=set)
     worker_gpu: dict[int, int] = field(default_factory=dict)
     failures: list[dict[str, Any]] = field(default_factory=list)
@@ -149,11 +191,62 @@ class _Scanner:
             self._feed_line(lineno, previous, last=True)
         self.total_lines = lineno
 
+    def feed_file(self, fh: BinaryIO, fast: bool = True) -> None:
+        """A binary file a chunk at a time (`fast=False`: every line through the line scanner)."""
+        lineno = 0
+        for piece in read_chunks(fh):
+            terminated = piece.endswith(b"\n")
+            cut_at = len(piece) if terminated else piece.rfind(b"\n") + 1
+            body = normalise(piece[:cut_at])
+            if body:
+                scan = scan_chunk(body, lineno + 1, fast)
+                self._apply(scan)
+                lineno += scan.n_lines
+            if not terminated:  # the last line of the file, with no end of line
+                tail = normalise(piece[cut_at:]).split(b"\n")
+                if len(tail) > 1 and not tail[-1]:
+                    tail.pop()  # it ended with a lone \r: a line end
+                for k, text in enumerate(tail):
+                    lineno += 1
+                    self._feed_text(lineno, text.decode("utf-8", errors="replace"), cut=k == len(tail) - 1)
+        self.total_lines = lineno
+
+    def _apply(self, scan: ChunkScan) -> None:
+        """The chunk's lines in file order: runs of bulk-read lines go to the section current at
+        their place, the others through the line scanner."""
+        lines = scan.fast_lines
+        done = 0
+        for lineno, text in scan.slow:
+            if done < len(lines) and lines[done] < lineno:
+                upto = int(np.searchsorted(lines, lineno))
+                self._commit(scan, done, upto)
+                done = upto
+            self._feed_text(lineno, text, cut=False)
+        if done < len(lines):
+            self._commit(scan, done, len(lines))
+
+    def _commit(self, scan: ChunkScan, lo: int, hi: int) -> None:
+        cur = self.current
+        first, last = int(scan.fast_lines[lo]), int(scan.fast_lines[hi - 1])
+        records = int(scan.fast_records[hi - 1] - (scan.fast_records[lo - 1] if lo else 0))
+        cur.counts["records"] += records
+        cur.counts["informational"] += hi - lo - records
+        cur.last_line = last
+        for rows, batch in ((cur.events, scan.events), (cur.cuda, scan.cuda), (cur.prestage, scan.prestage)):
+            if batch:
+                a, b = np.searchsorted(batch["line"], [first, last + 1])
+                if b > a:
+                    rows.add_batch({name: column[a:b] for name, column in batch.items()})
+
     def _feed_line(self, lineno: int, raw: str, last: bool) -> None:
         line = raw.rstrip("\r\n")
         if "\x1b" in line:
             line = strip_ansi(line)
-        if last and line and not raw.endswith("\n"):
+        self._feed_text(lineno, line, cut=last and not raw.endswith("\n"))
+
+    def _feed_text(self, lineno: int, line: str, cut: bool) -> None:
+        """One line without its end (ANSI removed); `cut`: the file's last line had no end of line."""
+        if cut and line:
             self.malformed(lineno, line, CUT_REASON)
             self.current.cut = True
         else:
@@ -261,75 +354,83 @@ class _Scanner:
 # ------------------------------------------------------------------ frames
 
 
-def _jobs(section: _Section) -> pd.DataFrame:
-    """One row per job id, numbered in order of first appearance; kind from its TIMELINE shape."""
-    order: dict[str, int] = {}
-    shapes: dict[str, set[bool]] = {}
-    proof_kind: dict[str, str] = {}
-    first_line: dict[str, int] = {}
-    for line, _, _, job_id, partition, _, kind, _ in section.events:
-        order.setdefault(job_id, len(order))
-        first_line.setdefault(job_id, line)
-        shapes.setdefault(job_id, set()).add(partition is None)
-        if kind:
-            proof_kind[job_id] = kind
+def _jobs(section: _Section, events: dict[str, np.ndarray]) -> tuple[pd.DataFrame, np.ndarray]:
+    """One row per job id, numbered in order of first appearance; kind from its TIMELINE shape.
+    Also each event's job number."""
+    codes, ids = pd.factorize(events["job_id"], sort=False)
+    n = len(ids)
+    codes = codes.astype("int64")
+    unnumbered = events["partition"] < 0
+    has_none = np.bincount(codes, weights=unnumbered, minlength=n) > 0
+    has_some = np.bincount(codes, weights=~unnumbered, minlength=n) > 0
+    kinds = np.where(has_none & ~has_some, "monolithic", np.where(has_some & ~has_none, "partitioned", "mixed"))
+    proof_kind = np.full(n, "", dtype=object)
+    named = np.flatnonzero(events["kind"] != "")
+    if len(named):
+        last = pd.Series(events["kind"][named]).groupby(codes[named]).last()
+        proof_kind[last.index.to_numpy()] = last.to_numpy()
+    _, first_idx = np.unique(codes, return_index=True)
+    rows = [{"job": k, "job_id": ids[k], "kind": kinds[k], "proof_kind": proof_kind[k],
+             "first_line": int(events["line"][first_idx[k]])} for k in range(n)]
+    seen = set(ids)
     for rec in section.failures + section.engine_done:
-        if rec["job_id"] is not None:
-            order.setdefault(rec["job_id"], len(order))
-            first_line.setdefault(rec["job_id"], rec["line"])
-    rows = []
-    for job_id, job in order.items():
-        s = shapes.get(job_id, set())
-        kind = "monolithic" if s == {True} else "partitioned" if s == {False} else "mixed" if s else "unknown"
-        rows.append({"job": job, "job_id": job_id, "kind": kind, "proof_kind": proof_kind.get(job_id, ""),
-                     "first_line": first_line[job_id]})
+        if rec["job_id"] is not None and rec["job_id"] not in seen:
+            seen.add(rec["job_id"])
+            rows.append({"job": len(rows), "job_id": rec["job_id"], "kind": "unknown", "proof_kind": "",
+                         "first_line": rec["line"]})
     frame = pd.DataFrame(rows, columns=["job", "job_id", "kind", "proof_kind", "first_line"])
     frame["job"] = frame["job"].astype("int64")
-    return frame
+    return frame, codes
 
 
-def _timeline_frame(section: _Section, jobs: dict[str, int], monolithic: set[str]) -> pd.DataFrame:
-    if not section.events:
+def _nullable(values: np.ndarray) -> pd.arrays.IntegerArray:
+    """-1 = absent."""
+    return pd.arrays.IntegerArray(values.astype("int64"), values < 0)
+
+
+def _timeline_frame(section: _Section, events: dict[str, np.ndarray], codes: np.ndarray,
+                    monolithic: np.ndarray) -> pd.DataFrame:
+    if not len(codes):
         return schema.empty_timeline()
-    line, offset, event, job_id, partition, worker, kind, value = zip(*section.events)
-    frame = pd.DataFrame({
-        "line": np.asarray(line, dtype="int64"),
-        "t_us": np.asarray(offset, dtype="int64") * 1000,
-        "event": pd.array(event, dtype=object),
-        "job": pd.array([jobs[j] for j in job_id], dtype=schema.INT_DTYPE),
-        # A monolithic job is one GPU call: its single phase is partition 0.
-        "partition": pd.array([0 if (p is None and j in monolithic) else p for p, j in zip(partition, job_id)],
-                              dtype=schema.INT_DTYPE),
-        "worker": pd.array(worker, dtype=schema.INT_DTYPE),
-    })
+    partition, worker, value, kind = events["partition"], events["worker"], events["value_ms"], events["kind"]
+    # A monolithic job is one GPU call: its single phase is partition 0.
+    partition = np.where((partition < 0) & monolithic[codes], 0, partition)
     gpu = section.worker_gpu
-    frame["device"] = pd.array([gpu.get(w) if w is not None else None for w in worker], dtype=schema.INT_DTYPE)
-    names = {"SYNTH_END": "synth_ms", "GPU_END": "gpu_ms"}
-    detail = []
-    for ev, k, v in zip(event, kind, value):
-        if v is not None:
-            detail.append(f"{names[ev]}={v}")
-        elif k:
-            detail.append(f"kind={k}")
-        else:
-            detail.append("")
-    frame["detail"] = pd.array(detail, dtype=object)
+    if gpu:
+        lookup = np.full(max(max(gpu), int(worker.max(initial=0))) + 1, -1, dtype="int64")
+        lookup[list(gpu)] = list(gpu.values())
+        device = np.where(worker >= 0, lookup[np.maximum(worker, 0)], -1)
+    else:
+        device = np.full(len(worker), -1, dtype="int64")
+    detail = np.full(len(codes), "", dtype=object)
+    valued = np.flatnonzero(value >= 0)  # synth_ms of SYNTH_END, gpu_ms of GPU_END
+    if len(valued):
+        names = np.where(events["event"][valued] == "SYNTH_END", "synth_ms=", "gpu_ms=")
+        detail[valued] = np.char.add(names, value[valued].astype(str)).astype(object)
+    kinded = np.flatnonzero((value < 0) & (kind != ""))
+    if len(kinded):
+        detail[kinded] = np.char.add("kind=", kind[kinded].astype(str)).astype(object)
+    frame = pd.DataFrame({
+        "t_us": events["offset_ms"] * 1000,
+        "event": pd.array(events["event"], dtype=object),
+        "job": _nullable(codes),
+        "partition": _nullable(partition),
+        "worker": _nullable(worker),
+        "device": _nullable(device),
+        "detail": pd.array(detail, dtype=object),
+    })
     return frame[schema.TIMELINE_COLUMNS].reset_index(drop=True)
 
 
 def _cuda_frame(section: _Section) -> pd.DataFrame:
-    cols = ["line", "key", "stage", "value_us", "gpu_tid"]
-    if not section.cuda:
-        frame = pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
-    else:
-        line, key, value, tid = zip(*section.cuda)
-        frame = pd.DataFrame({"line": line, "key": pd.array(key, dtype=object),
-                              "stage": pd.array([STAGE_NAMES.get(k, k) for k in key], dtype=object),
-                              "value_us": np.asarray(value, dtype="float64") * 1000.0,
-                              "gpu_tid": pd.array(tid, dtype=schema.INT_DTYPE)})
-    frame["line"] = frame["line"].astype("int64")
-    frame["value_us"] = frame["value_us"].astype("float64")
-    frame["gpu_tid"] = frame["gpu_tid"].astype(schema.INT_DTYPE)
+    cuda = section.cuda.arrays()
+    key = cuda["key"]
+    codes, keys = pd.factorize(key, sort=False)
+    stage = np.array([STAGE_NAMES.get(k, k) for k in keys], dtype=object)[codes] if len(key) else key
+    frame = pd.DataFrame({"line": cuda["line"].astype("int64"), "key": pd.array(key, dtype=object),
+                          "stage": pd.array(stage, dtype=object),
+                          "value_us": cuda["value_ms"].astype("float64") * 1000.0,
+                          "gpu_tid": _nullable(cuda["gpu_tid"])})
     # No CUZK line names a job: the C++ prover does not know the engine's job ids.
     frame["job"] = pd.array([pd.NA] * len(frame), dtype=schema.INT_DTYPE)
     frame["partition"] = pd.array([pd.NA] * len(frame), dtype=schema.INT_DTYPE)
@@ -347,10 +448,10 @@ def _status(section: _Section) -> str:
 
 
 def _section_to_run(section: _Section, source: str, run_id: str, expected_partitions: int | None) -> Run:
-    jobs = _jobs(section)
+    events = section.events.arrays()
+    jobs, codes = _jobs(section, events)
     index = dict(zip(jobs["job_id"], jobs["job"]))
-    monolithic = set(jobs.loc[jobs["kind"] == "monolithic", "job_id"])
-    timeline = _timeline_frame(section, index, monolithic)
+    timeline = _timeline_frame(section, events, codes, (jobs["kind"] == "monolithic").to_numpy())
     failures = _frame(section.failures, ["line", "job_id", "partition", "reason"])
     failures["job"] = pd.array([index.get(j) if j is not None else None for j in failures["job_id"]],
                                dtype=schema.INT_DTYPE)
@@ -384,7 +485,7 @@ def _section_to_run(section: _Section, source: str, run_id: str, expected_partit
     extras = {
         "jobs": jobs,
         "cuzk_timing": _cuda_frame(section),
-        "prestage": _frame([{"line": l, "prestage_setup": v} for l, v in section.prestage], ["line", "prestage_setup"]),
+        "prestage": pd.DataFrame(section.prestage.arrays(), columns=["line", "prestage_setup"]),
         "failures": failures,
         "engine_done": engine_done,
         "completions": completions,
@@ -413,7 +514,7 @@ def parse_reference_log(
     expected_partitions: int | None = None,
     strict: bool = False,
 ) -> list[Run]:
-    """Split a log into runs (by marker) and import each one.
+    """Split a log into runs (by marker) and import each one, line by line.
 
     `lines` may keep their line ends (as a file iterates); a final line without one was cut
     by a killed writer.
@@ -423,6 +524,21 @@ def parse_reference_log(
     """
     scanner = _Scanner(source, strict)
     scanner.feed(lines)
+    return _runs(scanner, source, default_run_id, expected_partitions)
+
+
+def load_reference_log(path: str | Path, *, expected_partitions: int | None = None, strict: bool = False,
+                       bulk: bool = True) -> list[Run]:
+    """parse_reference_log of a file, read a chunk at a time; `bulk=False` sends every line
+    through the line scanner (the definition the bulk reader is tested against)."""
+    path = Path(path)
+    scanner = _Scanner(str(path), strict)
+    with path.open("rb") as fh:
+        scanner.feed_file(fh, fast=bulk)
+    return _runs(scanner, str(path), path.stem, expected_partitions)
+
+
+def _runs(scanner: _Scanner, source: str, default_run_id: str, expected_partitions: int | None) -> list[Run]:
     sections = [s for s in scanner.sections if s.has_records() or s.counts["malformed"] or s.run_id is not None]
     recognised = sum(s.counts["records"] + s.counts["informational"] for s in scanner.sections)
     if recognised == 0:
@@ -434,13 +550,6 @@ def parse_reference_log(
         sections = scanner.sections[:1]
     names = _names(sections, default_run_id)
     return [_section_to_run(s, source, name, expected_partitions) for s, name in zip(sections, names)]
-
-
-def load_reference_log(path: str | Path, *, expected_partitions: int | None = None, strict: bool = False) -> list[Run]:
-    path = Path(path)
-    with path.open(encoding="utf-8", errors="replace", newline="") as fh:
-        return parse_reference_log(fh, source=str(path), default_run_id=path.stem,
-                                   expected_partitions=expected_partitions, strict=strict)
 
 
 def reference_stage_long(run: Run) -> pd.DataFrame:

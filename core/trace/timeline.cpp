@@ -99,7 +99,9 @@ void TimelineRecorder::write_row(const EventRecord& r) {
   std::fwrite(buf, 1, static_cast<std::size_t>(len), file_);
 }
 
-void TimelineRecorder::flush() {
+void TimelineRecorder::flush() { drain(false); }
+
+void TimelineRecorder::drain(bool last) {
   std::lock_guard file_lock(file_mutex_);
   if (!file_) return;
   std::vector<Ring*> rings;
@@ -107,13 +109,20 @@ void TimelineRecorder::flush() {
     std::lock_guard lock(rings_mutex_);
     for (auto& r : rings_) rings.push_back(r.get());
   }
+  RecordSink* const sink = record_sink_.load(std::memory_order_acquire);
+  std::vector<EventRecord> drained;  // for the sink only
   for (Ring* ring : rings) {
     const std::size_t head = ring->head.load(std::memory_order_acquire);
     std::size_t tail = ring->tail.load(std::memory_order_relaxed);
-    for (; tail != head; ++tail) write_row(ring->slots[tail % Ring::kCapacity]);
+    for (; tail != head; ++tail) {
+      const EventRecord& r = ring->slots[tail % Ring::kCapacity];
+      write_row(r);
+      if (sink) drained.push_back(r);
+    }
     ring->tail.store(tail, std::memory_order_release);
   }
   std::fflush(file_);
+  if (sink) sink->deliver(drained, last);
 }
 
 void TimelineRecorder::close() {
@@ -122,7 +131,7 @@ void TimelineRecorder::close() {
     wake_.notify_all();
     flusher_.join();
   }
-  flush();
+  drain(/*last=*/true);
   std::lock_guard lock(file_mutex_);
   if (file_) {
     std::fclose(file_);

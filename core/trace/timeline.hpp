@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -32,6 +33,16 @@ struct EventRecord {
   std::int32_t job, partition, worker, device;  // -1 = empty field
   Event event;
   std::array<char, 87> detail;  // "k=v;k=v", NUL-terminated, truncated if longer
+};
+
+// A second consumer of the recorded events (the cuzk-format log of `batch --log-format
+// cuzk`, core/trace/cuzk_log_writer.hpp). The recorder's flush hands it every record it
+// drained, off the recording threads: in time order per thread, not across threads.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  // Called under the recorder's file lock; `last` on the final flush of close().
+  virtual void deliver(std::span<const EventRecord> records, bool last) noexcept = 0;
 };
 
 class TimelineRecorder {
@@ -62,10 +73,15 @@ class TimelineRecorder {
   void set_stage_listener(StageListener* l) { stage_listener_.store(l, std::memory_order_release); }
   StageListener* stage_listener() const { return stage_listener_.load(std::memory_order_acquire); }
 
+  // Every drained record also goes to `sink` (null = none); only while enabled(). Set it
+  // before the engine runs; it must outlive close().
+  void set_record_sink(RecordSink* sink) { record_sink_.store(sink, std::memory_order_release); }
+
  private:
   struct Ring;
   Ring& ring_for_this_thread();
   void write_row(const EventRecord& r);
+  void drain(bool last);
 
   std::FILE* file_ = nullptr;
   std::int64_t epoch_ns_;
@@ -74,6 +90,7 @@ class TimelineRecorder {
   std::vector<std::unique_ptr<Ring>> rings_;
   std::atomic<std::uint64_t> recorded_{0};
   std::atomic<StageListener*> stage_listener_{nullptr};
+  std::atomic<RecordSink*> record_sink_{nullptr};
   std::atomic<bool> stop_{false};
   std::mutex wake_mutex_;
   std::condition_variable wake_;

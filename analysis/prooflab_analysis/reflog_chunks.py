@@ -1,0 +1,338 @@
+"""A reference log read a large chunk at a time, with the lines of the common exact shapes
+parsed for the whole chunk at once (issue 14 item 5: 1 GB in <= 30 s on 2 cores).
+
+The line-by-line parsers (reflog_timeline, reflog_cuda, reflog_tracing) are the definition
+of what a line means; this module only finds, a chunk at a time, the lines whose meaning
+is certain without them, and reads those in bulk:
+
+* TIMELINE records that match one of engine.rs' detail shapes exactly,
+* CUZK_TIMING lines of the duration shapes and `prestage_setup=`, CUZK_NTT_H lines,
+  with no negative duration,
+* tracing lines that are informational for certain: well formed, not ERROR, no message
+  the importer reads, no record written into them, every `job_id=` a valid job id.
+
+Every other line (markers, benchmark output, tracing lines with figures, anything odd or
+malformed) is handed back, decoded, to the line-by-line scanner in file order, so the
+validation rules hold unchanged; `fast=False` hands back every line (the agreement test
+compares both). Lines end at `\\n`, `\\r\\n` or a lone `\\r` (as Python's universal newlines),
+ANSI escapes are removed from the whole chunk first (as strip_ansi per line).
+
+How: numpy finds the line starts and classifies lines by their first bytes; the lines of
+one class are gathered into one text, and one `findall` over it returns a tuple per line
+(empty groups where the strict shape did not match, the catch-all alternative matched);
+the columns are checked and converted with numpy.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import BinaryIO, Iterator
+
+import numpy as np
+
+from .reflog_cuda import NTT_H_PREFIX, PRESTAGE_VALUES, TIMING_PREFIX, _NTT_H_KEYS, _TIMING_SHAPES
+from .reflog_lines import _RECORD_WORDS, JOB_ID
+from .reflog_timeline import EVENTS, PREFIX as TIMELINE_PREFIX, PROOF_KINDS
+from .reflog_tracing import _ANSI as _ANSI_TEXT
+
+CHUNK_BYTES = 64 << 20
+_ANSI = re.compile(_ANSI_TEXT.pattern.encode())
+_N = r"([0-9]{1,18})"
+_I = r"(-?[0-9]{1,18})"
+_JOB = r"(?![A-Za-z0-9._/-]*(?:TIMELINE|CUZK_))" + JOB_ID.pattern  # reflog_lines.check_job_id
+
+# TIMELINE: (offset, event, job, worker, partition, value key, value, kind, monolithic). The
+# detail's items come in engine.rs' order, a comma only between two; which items an event may
+# have is checked per event below, as bits of the items present.
+_ITEM_END = r"(?:,(?=[a-z])|(?=\n))"
+_TIMELINE = re.compile(
+    re.escape(TIMELINE_PREFIX) + rf"(?:{_N},([A-Z_]{{1,16}}),({JOB_ID.pattern}),"
+    rf"(?:worker={_N}{_ITEM_END})?(?:partition={_N}{_ITEM_END})?(?:(synth_ms|gpu_ms)={_N}{_ITEM_END})?"
+    rf"(?:kind=({'|'.join(PROOF_KINDS)}){_ITEM_END})?(monolithic)?\n|[^\n]*\n)",
+    re.ASCII,
+)
+_W, _P, _S, _G, _K, _M = (1 << k for k in range(6))
+_TIMELINE_SHAPES: dict[str, tuple[int, ...]] = {
+    "SYNTH_START": (_P, _K),
+    "SYNTH_END": (_P | _S, _S),
+    "GPU_QUEUE": (_P, _M),
+    "GPU_PICKUP": (_W | _P, _W),
+    "GPU_START": (_W | _P, _W),
+    "GPU_END": (_W | _P | _G, _W | _G),
+}
+_EVENT_CODE = defaultdict(lambda: len(EVENTS), {e: k for k, e in enumerate(EVENTS)})  # else: no event
+_EVENT_NAMES = np.array(list(EVENTS) + [""], dtype=object)
+_TIMELINE_OK = np.zeros((len(EVENTS) + 1, 1 << 6), dtype=bool)  # [event code, items present]
+for _e, _shapes in _TIMELINE_SHAPES.items():
+    _TIMELINE_OK[_EVENT_CODE[_e], list(_shapes)] = True
+
+# CUZK_TIMING duration shapes, from reflog_cuda's table: (gpu_tid?, first key, second key).
+_DURATION_SHAPES = [(k[0] == "gpu_tid", *k[k[0] == "gpu_tid":]) for _, k in _TIMING_SHAPES
+                    if k[-1].endswith("_ms") or k[-1] == "num_circuits"]
+_FIRST_KEYS = np.array(sorted({k[1] for k in _DURATION_SHAPES}))
+_SECOND_KEYS = np.array(sorted({k[2] for k in _DURATION_SHAPES if len(k) == 3}))
+_CUDA = re.compile(
+    re.escape(TIMING_PREFIX) + rf"(?:(?:gpu_tid={_N} )?([a-z0-9_]{{1,24}})={_I}(?: ([a-z_]{{1,24}})={_I})?\n"
+    rf"|prestage_setup=({'|'.join(PRESTAGE_VALUES)})\n|[^\n]*\n)",
+    re.ASCII,
+)
+# [gpu_tid present, first key, second key (0 = none, else 1 + index)]
+_CUDA_OK = np.zeros((2, len(_FIRST_KEYS) + 1, len(_SECOND_KEYS) + 2), dtype=bool)
+for _k in _DURATION_SHAPES:
+    _CUDA_OK[int(_k[0]), list(_FIRST_KEYS).index(_k[1]), 1 + list(_SECOND_KEYS).index(_k[2]) if len(_k) == 3 else 0] = True
+# A key no shape has gets a code past the table's end: not a duration line.
+_FIRST_CODE = defaultdict(lambda: len(_FIRST_KEYS), {k: i for i, k in enumerate(_FIRST_KEYS)})
+_SECOND_CODE = defaultdict(lambda: len(_SECOND_KEYS) + 1, {k: 1 + i for i, k in enumerate(_SECOND_KEYS)} | {"": 0})
+_NUM_CIRCUITS = _SECOND_CODE["num_circuits"]
+_FIRST_NAMES = np.array(list(_FIRST_KEYS) + [""], dtype=object)
+_SECOND_NAMES = np.array([""] + list(_SECOND_KEYS) + [""], dtype=object)
+_NTT_H = re.compile(re.escape(NTT_H_PREFIX) + "(?:" + " ".join(f"{k}={_I}ms" for k in _NTT_H_KEYS) + r"\n|[^\n]*\n)",
+                    re.ASCII)
+
+# Tracing lines certain to be informational (reflog_tracing's _LINE, minus ERROR, with every
+# `job_id=` at a field position followed by a job id and the end of its value).
+_KEY = r"[a-z_][a-z0-9_.]*"
+_SPAN_INNER = rf"(?:[^{{}}\nj]+|j(?!ob_id=)|(?<=[{{ ])job_id={_JOB}(?= {_KEY}=|\}})|(?<![{{ ])job_id=)*"
+_BODY = rf"(?:[^\nj]+|j(?!ob_id=)|(?<= )job_id={_JOB}(?= {_KEY}=|\n)|(?<! )job_id=)*"
+_TRACING = re.compile(
+    r"(?:([0-9])[0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z +(?:TRACE|DEBUG|INFO|WARN) "
+    rf"(?:[A-Za-z_][A-Za-z0-9_]*(?:\{{{_SPAN_INNER}\}})?:)* ?[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*:"
+    rf"(?: {_BODY})?\n|[^\n]*\n)",
+    re.ASCII,
+)
+# Substrings that make a tracing line one the scanner must see: a message it reads, or a
+# record written into the line.
+TRACING_SLOW = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:", "cuzk-daemon starting", "GPU worker started",
+                "Phase 7: all partitions complete, proof assembled", "proof completed successfully")
+
+_T, _C, _NH, _D = 1, 2, 3, 4
+
+
+def read_chunks(fh: BinaryIO, chunk_bytes: int | None = None) -> Iterator[bytes]:
+    """Pieces of the file of about `chunk_bytes` (default CHUNK_BYTES) that end at a `\\n`
+    (the last one may not: a cut line)."""
+    rest = b""
+    while True:
+        data = fh.read(chunk_bytes or CHUNK_BYTES)
+        if not data:
+            if rest:
+                yield rest
+            return
+        buf = rest + data
+        cut = buf.rfind(b"\n")
+        if cut < 0:
+            rest = buf
+            continue
+        yield buf[: cut + 1]
+        rest = buf[cut + 1:]
+
+
+def normalise(chunk: bytes) -> bytes:
+    """Line ends as `\\n`, ANSI escapes removed."""
+    if b"\r" in chunk:
+        chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if b"\x1b" in chunk:
+        chunk = strip_ansi_bytes(np.frombuffer(chunk, dtype=np.uint8)).tobytes()
+    return chunk
+
+
+@dataclass
+class ChunkScan:
+    """One chunk of terminated lines: the lines read in bulk and those left to the scanner."""
+
+    first_line: int
+    n_lines: int
+    slow: list[tuple[int, str]] = field(default_factory=list)  # (line number, text) in file order
+    fast_lines: np.ndarray = field(default_factory=lambda: np.zeros(0, "int64"))  # sorted line numbers
+    fast_records: np.ndarray = field(default_factory=lambda: np.zeros(0, "int64"))  # cumulative count of records
+    events: dict[str, np.ndarray] = field(default_factory=dict)  # sorted by line
+    cuda: dict[str, np.ndarray] = field(default_factory=dict)  # sorted by line, line order within a line
+    prestage: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def _ints(column: tuple[str, ...], absent: str = "-1") -> np.ndarray:
+    """Digit strings ('' = absent) as int64, `absent` where absent (parsed in C)."""
+    if not column:
+        return np.zeros(0, dtype="int64")
+    return np.fromstring(",".join([v or absent for v in column]), dtype=np.int64, sep=",")
+
+
+def _codes(column: tuple[str, ...], code: dict[str, int]) -> np.ndarray:
+    return np.fromiter(map(code.__getitem__, column), dtype=np.int64, count=len(column))
+
+
+
+def _job_ids(column: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Job ids as an object array whose equal ids are one object (an id is in many lines), and
+    whether each is acceptable (no record text in it: an interleaved write)."""
+    seen: dict[str, str] = {}
+    ids = np.array([seen.setdefault(v, v) for v in column], dtype=object)
+    bad = [v for v in seen if any(w in v for w in _RECORD_WORDS)]  # as reflog_lines.check_job_id
+    return ids, ~np.isin(ids, bad) if bad else np.ones(len(ids), dtype=bool)
+
+
+def strip_ansi_bytes(arr: np.ndarray) -> np.ndarray:
+    """`arr` without the escapes `ESC [ [0-9;]* letter` (reflog_tracing.strip_ansi, for a
+    whole chunk): each ESC is checked up to 32 bytes on; a longer one goes to the regex."""
+    esc = np.flatnonzero(arr == 0x1B)
+    n = len(arr)
+    live = esc[(esc + 1 < n)]
+    live = live[arr[live + 1] == ord("[")]
+    end = np.full(len(live), -1, dtype="int64")
+    pending = np.ones(len(live), dtype=bool)
+    for k in range(2, 34):
+        idx = np.flatnonzero(pending & (live + k < n))
+        if not len(idx):
+            break
+        b = arr[live[idx] + k]
+        letter = ((b >= ord("A")) & (b <= ord("Z"))) | ((b >= ord("a")) & (b <= ord("z")))
+        param = ((b >= ord("0")) & (b <= ord("9"))) | (b == ord(";"))
+        end[idx[letter]] = live[idx[letter]] + k
+        pending[idx[~param]] = False  # a letter ends it, anything else means no escape here
+        if k == 33 and pending.any():
+            return np.frombuffer(_ANSI.sub(b"", arr.tobytes()), dtype=np.uint8)
+    starts = live[end >= 0]
+    stops = end[end >= 0] + 1
+    if not len(starts):
+        return arr
+    cut = np.zeros(n + 1, dtype=np.int8)
+    cut[starts] += 1
+    cut[stops] -= 1
+    return arr[np.cumsum(cut[:-1], dtype=np.int8) == 0]
+
+
+def _prefix_mask(arr: np.ndarray, starts: np.ndarray, lengths: np.ndarray, candidates: np.ndarray,
+                 prefix: bytes) -> np.ndarray:
+    """Lines among `candidates` (their first byte already checked) that start with `prefix`."""
+    idx = np.flatnonzero(candidates & (lengths >= len(prefix)))
+    for k, byte in enumerate(prefix[1:], start=1):
+        idx = idx[arr[starts[idx] + k] == byte]
+    out = np.zeros(len(starts), dtype=bool)
+    out[idx] = True
+    return out
+
+
+def _timeline(text: str, lines: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    offset, event, job, worker, partition, vkey, value, kind, mono = zip(*_TIMELINE.findall(text))
+    worker, partition, value = _ints(worker), _ints(partition), _ints(value)
+    vkey = _codes(vkey, {"": 0, "synth_ms": _S, "gpu_ms": _G})
+    kind = np.array(kind, dtype=object)
+    bits = (worker >= 0) * _W | (partition >= 0) * _P | vkey | (kind != "") * _K
+    bits |= np.fromiter(map(bool, mono), dtype=bool, count=len(mono)) * _M
+    codes = _codes(event, _EVENT_CODE)
+    jobs, good_job = _job_ids(job)
+    ok = _TIMELINE_OK[codes, bits] & good_job
+    return ok, {
+        "line": lines[ok], "offset_ms": _ints(offset, "0")[ok], "event": _EVENT_NAMES[codes[ok]],
+        "job_id": jobs[ok], "partition": partition[ok], "worker": worker[ok], "kind": kind[ok],
+        "value_ms": value[ok],
+    }
+
+
+def _cuda(text: str, lines: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
+    tid, k1, v1, k2, v2_text, pre = zip(*_CUDA.findall(text))
+    first, second = _codes(k1, _FIRST_CODE), _codes(k2, _SECOND_CODE)
+    v1, v2, tids = _ints(v1, "0"), _ints(v2_text, "0"), _ints(tid)
+    durations = _CUDA_OK[(tids >= 0).astype("int64"), first, second] & (v1 >= 0) & (v2 >= 0)
+    counts = np.flatnonzero(durations & (second == _NUM_CIRCUITS))
+    signed = [i for i in counts.tolist() if v2_text[i].startswith("-")]  # %zu has no sign, not even -0
+    durations[signed] = False
+    prestage = np.fromiter(map(bool, pre), dtype=bool, count=len(pre))
+    two = durations & (second > 0) & (second != _NUM_CIRCUITS)
+    rows = np.concatenate([np.flatnonzero(durations), np.flatnonzero(two)])
+    order = np.argsort(rows, kind="stable")  # per line: the first key, then the second
+    keys = np.concatenate([_FIRST_NAMES[first[durations]], _SECOND_NAMES[second[two]]])[order]
+    values = np.concatenate([v1[durations], v2[two]])[order]
+    rows = rows[order]
+    cuda = {"line": lines[rows], "key": keys, "value_ms": values, "gpu_tid": tids[rows]}
+    pre_values = np.array(pre, dtype=object)[prestage]
+    return durations | prestage, cuda, {"line": lines[prestage], "prestage_setup": pre_values}
+
+
+def _ntt_h(text: str, lines: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    k = len(_NTT_H_KEYS)
+    rows = _NTT_H.findall(text)
+    matched = np.fromiter((bool(r[0]) for r in rows), dtype=bool, count=len(rows))
+    ints = _ints(tuple(v for r in rows for v in r), "0").reshape(len(rows), k)
+    ok = matched & (ints >= 0).all(axis=1)
+    n = int(ok.sum())
+    return ok, {"line": np.repeat(lines[ok], k),
+                "key": np.tile(np.array([f"ntt_h.{key}" for key in _NTT_H_KEYS], dtype=object), n),
+                "value_ms": ints[ok].reshape(-1), "gpu_tid": np.full(n * k, -1, dtype="int64")}
+
+
+def _tracing(raw: bytes) -> np.ndarray:
+    ok = np.array(_TRACING.findall(raw.decode("utf-8", errors="replace"))) != ""
+    ends = None
+    for token in TRACING_SLOW:
+        needle = token.encode()
+        pos = raw.find(needle)
+        while pos >= 0:
+            if ends is None:
+                ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+            ok[np.searchsorted(ends, pos)] = False  # the line whose end is the first after pos
+            pos = raw.find(needle, pos + 1)
+    return ok
+
+
+def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    parts = [p for p in parts if p and len(p["line"])]
+    if not parts:
+        return {}
+    out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    order = np.argsort(out["line"], kind="stable")
+    return {k: v[order] for k, v in out.items()}
+
+
+def scan_chunk(chunk: bytes, first_line: int, fast: bool) -> ChunkScan:
+    """`chunk`: normalised, every line ending with `\\n`; its first line has number `first_line`."""
+    arr = np.frombuffer(chunk, dtype=np.uint8)
+    ends = np.flatnonzero(arr == 10)
+    starts = np.concatenate([[0], ends[:-1] + 1]).astype("int64") if len(ends) else ends
+    lengths = ends - starts
+    numbers = np.arange(first_line, first_line + len(ends), dtype="int64")
+    scan = ChunkScan(first_line=first_line, n_lines=len(ends))
+    fast_mask = np.zeros(len(ends), dtype=bool)
+    record_mask = np.zeros(len(ends), dtype=bool)
+    if fast and len(ends):
+        first = arr[starts]
+        classes = np.zeros(len(ends), dtype=np.uint8)
+        classes[_prefix_mask(arr, starts, lengths, first == ord("T"), TIMELINE_PREFIX.encode())] = _T
+        is_c = first == ord("C")
+        classes[_prefix_mask(arr, starts, lengths, is_c, TIMING_PREFIX.encode())] = _C
+        classes[_prefix_mask(arr, starts, lengths, is_c, NTT_H_PREFIX.encode())] = _NH
+        digit = np.flatnonzero((first >= ord("0")) & (first <= ord("9")) & (lengths > 20))
+        classes[digit[arr[starts[digit] + 10] == ord("T")]] = _D
+        per_byte = np.repeat(classes, lengths + 1)
+        cuda_parts, prestage_parts = [], []
+        for cls in (_T, _C, _NH, _D):
+            where = np.flatnonzero(classes == cls)
+            if not len(where):
+                continue
+            raw = arr[per_byte == cls].tobytes()  # the class's lines, each with its \n
+            if cls == _D:
+                fast_mask[where[_tracing(raw)]] = True
+                continue
+            text = raw.decode("utf-8", errors="replace")
+            if cls == _T:
+                ok, scan.events = _timeline(text, numbers[where])
+            elif cls == _C:
+                ok, cuda, prestage = _cuda(text, numbers[where])
+                cuda_parts.append(cuda)
+                prestage_parts.append(prestage)
+            else:
+                ok, cuda = _ntt_h(text, numbers[where])
+                cuda_parts.append(cuda)
+            fast_mask[where[ok]] = True
+            record_mask[where[ok]] = True
+        scan.cuda = _concat(cuda_parts)
+        scan.prestage = _concat(prestage_parts)
+    fast_idx = np.flatnonzero(fast_mask)
+    scan.fast_lines = numbers[fast_idx]
+    scan.fast_records = np.cumsum(record_mask[fast_idx], dtype="int64")
+    slow = np.flatnonzero(~fast_mask)
+    scan.slow = [(first_line + int(i), chunk[s:e].decode("utf-8", errors="replace"))
+                 for i, s, e in zip(slow.tolist(), starts[slow].tolist(), ends[slow].tolist())]
+    return scan
