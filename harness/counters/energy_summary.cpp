@@ -9,6 +9,10 @@ namespace {
 
 using trace_export::CounterSample;
 
+// Shortest span of samples over which a counter that never moves is called silent: energy
+// counters advance by at least 2^-32 J (RAPL) or 1 mJ (NVML) many times a second at any load.
+constexpr std::int64_t kMinSilentSpanUs = 100'000;
+
 struct Point {
   std::int64_t t_us;
   double joules;
@@ -43,6 +47,16 @@ class Series {
       notes.push_back(name_ + ": last sample at t_us=" + std::to_string(pts_.back().t_us) +
                       ", before the end of the run at t_us=" + std::to_string(w.end_us) +
                       " (the source stopped mid-run; run.json counters says why)");
+      return std::nullopt;
+    }
+    // A counter that stays at its baseline over every sample is not a reading of 0 J: no
+    // machine draws no power. Seen on the lent H200 host, whose virtualised RAPL exposes
+    // energy-psys but never advances it (results/2026-12-01-energy-h200).
+    if (pts_.size() > 1 && pts_.back().t_us - pts_.front().t_us >= kMinSilentSpanUs &&
+        pts_.back().joules == pts_.front().joules) {
+      notes.push_back(name_ + ": the counter did not advance over " +
+                      std::to_string((pts_.back().t_us - pts_.front().t_us) / 1000) +
+                      " ms of samples (a counter exposed but not counting, e.g. virtualised RAPL): no figure");
       return std::nullopt;
     }
     return energy_at(pts_, w.end_us) - energy_at(pts_, w.start_us);

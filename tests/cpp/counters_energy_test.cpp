@@ -545,3 +545,25 @@ TEST(EnergySummary, NoEnergyRowsAndNoProofs) {
 }
 
 }  // namespace
+
+TEST(EnergySummary, ACounterThatNeverAdvancesGivesNoFigureRatherThanZeroJoules) {
+  // As on the lent H200 host: energy_psys is exposed, opens, and reads the same count forever.
+  std::vector<CounterSample> rows;
+  for (int k = 1; k <= 5; ++k) {
+    rows.push_back(row(k * 100'000, "gpu_energy0", "energy", k * 15.0));
+    rows.push_back(row(k * 100'000, "host_energy", "energy_psys", 0.0));
+  }
+  const auto s = energy_summary(rows, {0, 100'000, 500'000, 2});
+  EXPECT_DOUBLE_EQ(s["gpu_j"].get<double>(), 75.0 - 15.0);
+  EXPECT_TRUE(s["host_j"].is_null()) << s["host_j"];
+  EXPECT_TRUE(s["total_j"].is_null());
+  EXPECT_TRUE(s["j_per_proof"].is_null());
+  bool said = false;
+  for (const auto& n : s["notes"])
+    said = said || n.get<std::string>().find("host_energy/energy_psys: the counter did not advance over 500 ms") !=
+                       std::string::npos;
+  EXPECT_TRUE(said) << s["notes"];
+  // A short run whose counter has not ticked yet is not called silent.
+  const auto brief = energy_summary({row(50'000, "host_energy", "energy_psys", 0.0)}, {0, 10'000, 50'000, 1});
+  EXPECT_DOUBLE_EQ(brief["host_j"].get<double>(), 0.0);
+}
