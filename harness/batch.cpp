@@ -23,7 +23,7 @@ void add_batch_command(CLI::App& app) {
     std::uint32_t count = 1, concurrency = 1;
     std::string config_file, out = "results/runs", run_id, param_dir;
     std::vector<std::string> sets;
-    bool no_verify = false;
+    bool no_verify = false, force = false;
     counters::CounterFlags counters;
   };
   auto o = std::make_shared<Options>();
@@ -34,6 +34,7 @@ void add_batch_command(CLI::App& app) {
   cmd->add_flag("--no-verify", o->no_verify, "do not verify the proofs");
   cmd->add_option("--out", o->out, "parent directory of the run directory")->capture_default_str();
   cmd->add_option("--run-id", o->run_id, "run id (default: time, circuit, c, j)");
+  cmd->add_flag("--force", o->force, "replace an existing run directory of this run id");
   cmd->add_option("--param-dir", o->param_dir, "parameter cache directory");
   counters::add_counter_flags(cmd, o->counters);
   cmd->callback([o, count_opt, conc_opt] {
@@ -50,6 +51,7 @@ void add_batch_command(CLI::App& app) {
     BatchRunOptions opts;
     opts.out_parent = o->out;
     opts.run_id = o->run_id;
+    opts.replace_existing = o->force;
     opts.param_dir = o->param_dir;
     opts.stop = &g_stop;
     opts.counters = o->counters.to_options();

@@ -11,6 +11,8 @@
 #include "core/groth16/setup.hpp"
 #include "harness/backend_factory.hpp"
 #include "harness/counters/sampler.hpp"
+#include "harness/directory_names.hpp"
+#include "harness/experiment_resume.hpp"
 #include "harness/gpu_observation.hpp"
 #include "harness/param_cache.hpp"
 #include "harness/provenance.hpp"
@@ -48,9 +50,36 @@ std::string default_run_id(const engine::EngineConfig& cfg) {
          std::to_string(cfg.concurrency) + "-" + suffix;
 }
 
+namespace {
+
+// The run directory out_parent/run_id, checked before any work: the id stays under
+// out_parent, and an earlier run there is kept unless the caller asked to replace it.
+std::filesystem::path fresh_run_dir(const BatchRunOptions& opts, const std::string& run_id) {
+  check_run_id(run_id);
+  const auto dir = opts.out_parent / run_id;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return dir;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw std::runtime_error("run directory " + dir.string() + " exists and is not a directory");
+  if (std::filesystem::is_empty(dir, ec)) return dir;
+  if (!opts.replace_existing) {
+    const RunOnDisk there = inspect_run_dir(dir, engine::EngineConfig{});
+    throw std::runtime_error(
+        "run directory " + dir.string() + " already holds " +
+        (there.exists() ? "a run (status " + there.status + ")" : std::string("files")) +
+        "; choose another --run-id, or pass --force to replace it");
+  }
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+}  // namespace
+
 BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const BatchRunOptions& opts) {
   cfg.validate();
   opts.counters.validate();
+  const std::string run_id = opts.run_id.empty() ? default_run_id(cfg) : opts.run_id;
+  const auto run_path = fresh_run_dir(opts, run_id);
   // Before anything is written: a backend this build or machine lacks leaves no run directory.
   std::unique_ptr<engine::Backend> backend_owner = make_backend(cfg);
   parallel::ThreadPool setup_pool(0);
@@ -72,14 +101,13 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
     ~ReleaseBackendFirst() { backend.reset(); }
   } release_backend_first{backend_owner};
 
-  const std::string run_id = opts.run_id.empty() ? default_run_id(cfg) : opts.run_id;
   nlohmann::json meta = provenance();
   meta["run_id"] = run_id;
   meta["config"] = cfg.to_json();
   meta["gpu"] = gpu_metadata(cfg);
   meta["counters"] = nlohmann::json::object();
   meta["counter_sampling"] = opts.counters.to_json();
-  trace::RunDirectory run_dir(opts.out_parent / run_id, meta);
+  trace::RunDirectory run_dir(run_path, meta);
   trace::TimelineRecorder timeline(cfg.record ? run_dir.timeline_path() : std::filesystem::path());
   // CUPTI activity into cupti.csv and NVTX ranges around the stages, on the TIMELINE's epoch.
   GpuObservation gpu_observation(cfg, run_dir.path(), timeline);

@@ -63,6 +63,9 @@ void add_experiment_options(CLI::App* cmd, ExperimentCommandOptions& o) {
   cmd->add_flag(
       "--keep-failed", o.keep_failed,
       "on resume, keep failed runs instead of redoing them (e.g. runs that fail by design)");
+  cmd->add_flag("--force", o.force,
+                "rebuild an unreadable experiment.json from the run directories (its session "
+                "history is lost)");
 }
 
 void execute_experiment_command(const ExperimentPlan& plan, const ExperimentCommandOptions& o) {
@@ -80,6 +83,7 @@ void execute_experiment_command(const ExperimentPlan& plan, const ExperimentComm
   opts.stop_now = &g_stop_now;
   opts.session = provenance();
   opts.keep_failed = o.keep_failed;
+  opts.rebuild_record = o.force;
   opts.tty = tty;
   opts.progress = tty ? stderr : stdout;
   const std::string param_dir = o.param_dir;

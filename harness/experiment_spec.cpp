@@ -4,13 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <tuple>
+
+#include "harness/directory_names.hpp"
+#include "harness/input_file.hpp"
 
 namespace prooflab::harness {
 
@@ -33,13 +34,6 @@ ExperimentFileError::ExperimentFileError(std::string file, int line, std::string
       file_(std::move(file)),
       line_(line),
       key_(std::move(key)) {}
-
-bool is_safe_name(const std::string& name) {
-  if (name.empty() || name == "." || name == ".." || name.size() > 100) return false;
-  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '.' || c == '_' || c == '+' || c == '-';
-  });
-}
 
 std::string config_value_text(const engine::EngineConfig& cfg, const std::string& key) {
   const nlohmann::json j = cfg.to_json();
@@ -482,11 +476,7 @@ ExperimentSpec parse_experiment_toml(std::string_view text, const std::string& s
 }
 
 ExperimentSpec parse_experiment_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ExperimentFileError(file.string(), 0, "", "", "cannot open the experiment file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_experiment_toml(buffer.str(), file.string());
+  return parse_experiment_toml(read_input_file(file, "experiment file", kMaxTomlBytes), file.string());
 }
 
 }  // namespace prooflab::harness

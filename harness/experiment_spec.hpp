@@ -85,7 +85,4 @@ std::string config_value_text(const engine::EngineConfig& cfg, const std::string
 // The canonical text of `value` for `key` (throws ConfigError when EngineConfig rejects it).
 std::string canonical_value(const std::string& key, const std::string& value);
 
-// Experiment, variant and cell names become directory names: [A-Za-z0-9._+-], not "." or "..".
-bool is_safe_name(const std::string& name);
-
 }  // namespace prooflab::harness

@@ -22,7 +22,7 @@ void add_run_command(CLI::App& app) {
   struct Options {
     std::string config_file, out = "results/runs", run_id, param_dir;
     std::vector<std::string> sets;
-    bool no_verify = false;
+    bool no_verify = false, force = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("config", o->config_file,
@@ -32,6 +32,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--no-verify", o->no_verify, "do not verify the proofs");
   cmd->add_option("--out", o->out, "parent directory of the run directory")->capture_default_str();
   cmd->add_option("--run-id", o->run_id, "run id (default: time, circuit, c, j)");
+  cmd->add_flag("--force", o->force, "replace an existing run directory of this run id");
   cmd->add_option("--param-dir", o->param_dir, "parameter cache directory");
   cmd->callback([o] {
     engine::EngineConfig cfg;
@@ -44,6 +45,7 @@ void add_run_command(CLI::App& app) {
     BatchRunOptions opts;
     opts.out_parent = o->out;
     opts.run_id = o->run_id;
+    opts.replace_existing = o->force;
     opts.param_dir = o->param_dir;
     opts.stop = &g_stop;
     const auto outcome = run_batch_to_directory(cfg, opts);

@@ -9,6 +9,7 @@
 #include "harness/commands.hpp"
 #include "harness/config_file.hpp"
 #include "harness/experiment_cli.hpp"
+#include "harness/directory_names.hpp"
 #include "harness/experiment_spec.hpp"
 
 namespace prooflab::harness {

@@ -561,7 +561,7 @@ def load_experiment(path: str | Path) -> pd.DataFrame:
         "rep": _Col("int", required=True, min_value=0),
         "order": _Col("int", required=True, min_value=0),
         "run_dir": _Col("str", required=True),
-        "status": _Col("str", required=True),
+        "status": _Col("str", required=True, allowed=schema.INDEX_STATUSES),
     }
     frame = read_csv_strict(index_file, schema.INDEX_COLUMNS, spec)
     # Axis columns stay strings in the file; give them numbers where every value is one.

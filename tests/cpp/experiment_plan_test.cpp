@@ -12,9 +12,11 @@
 #include <map>
 #include <set>
 
+#include "harness/directory_names.cpp"
 #include "harness/experiment_matrix.cpp"
 #include "harness/experiment_schedule.cpp"
 #include "harness/experiment_spec.cpp"
+#include "harness/input_file.cpp"
 
 namespace prooflab::harness {
 namespace {

@@ -62,3 +62,82 @@ def test_batch_written_proofs_verify_with_the_cli(tmp_path: Path, env: dict[str,
     proof.write_bytes(bytes(data))
     check = prooflab(["verify", "--proof", str(proof), "--inputs", str(jobs[0] / "public_inputs.json")], env, cwd=tmp_path)
     assert check.returncode != 0
+
+
+# ------------------------------------------------------- silently accepted input (item 7)
+
+
+def test_keys_outside_engine_and_misspelt_tables_are_errors(tmp_path: Path, env: dict[str, str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('count = 2\n[engine]\ncircuit = "tiny"\npartitions = 1\n')
+    proc = prooflab(["batch", "--config", str(config), "--out", str(tmp_path)], env, cwd=tmp_path)
+    assert proc.returncode != 0
+    assert error_line(proc) == f"{config}:1: key 'count' outside [engine] (a config with an [engine] table holds every key in it)"
+
+    config.write_text('[engine]\ncircuit = "tiny"\npartitions = 1\n[engin]\ncount = 2\n')
+    proc = prooflab(["batch", "--config", str(config), "--out", str(tmp_path)], env, cwd=tmp_path)
+    assert proc.returncode != 0
+    assert error_line(proc).startswith(f"{config}:4: unexpected table [engin]")
+    assert not list(tmp_path.glob("*/run.json")), "nothing may run on a refused config"
+
+
+@pytest.mark.parametrize("command", ["batch", "run"])
+def test_a_directory_or_a_device_as_config_is_refused(tmp_path: Path, env: dict[str, str], command: str) -> None:
+    (tmp_path / "confdir").mkdir()
+    for path, why in [(tmp_path / "confdir", "is a directory, not a file"),
+                      (Path("/dev/urandom"), "not a regular file"),
+                      (Path("/dev/zero"), "not a regular file"),
+                      (tmp_path / "missing.toml", "no such file")]:
+        args = ["--config", str(path)] if command == "batch" else [str(path)]
+        proc = prooflab([command, *args, "--out", str(tmp_path / "out")], env, cwd=tmp_path, timeout=20)
+        assert proc.returncode != 0, f"{path} was accepted as a config"
+        assert error_line(proc).startswith(f"engine config {path}: {why}"), proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("run_id", ["../escaped", "a/../../escaped", "/abs/escaped", "..", "a//b", "two words"])
+def test_run_ids_cannot_leave_out(tmp_path: Path, env: dict[str, str], run_id: str) -> None:
+    out = tmp_path / "a" / "out"
+    proc = prooflab(["batch", *TINY, "--out", str(out), "--run-id", run_id], env, cwd=tmp_path)
+    assert proc.returncode != 0
+    assert error_line(proc).startswith(f"run id '{run_id}': ")
+    assert not out.exists() and not (tmp_path / "a" / "escaped").exists() and not (tmp_path / "escaped").exists()
+
+
+def test_reusing_a_run_id_is_refused_unless_forced(tmp_path: Path, env: dict[str, str]) -> None:
+    first = prooflab(["batch", "--count", "2", *TINY, "--out", str(tmp_path), "--run-id", "r"], env, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    run = tmp_path / "r"
+    before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+
+    again = prooflab(["batch", *TINY, "--out", str(tmp_path), "--run-id", "r"], env, cwd=tmp_path)
+    assert again.returncode != 0
+    assert error_line(again) == (f"run directory {run} already holds a run (status complete); "
+                                 "choose another --run-id, or pass --force to replace it")
+    assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+    forced = prooflab(["batch", *TINY, "--out", str(tmp_path), "--run-id", "r", "--force"], env, cwd=tmp_path)
+    assert forced.returncode == 0, forced.stderr
+    # Replaced, not mixed: the one-proof run left no second job of the first run behind.
+    assert sorted(p.name for p in (run / "proofs").iterdir()) == ["job_0"]
+    assert json.loads((run / "run.json").read_text())["config"]["count"] == 1
+
+
+def test_a_dropped_unit_is_out_of_range_not_another_number(tmp_path: Path, env: dict[str, str]) -> None:
+    proc = prooflab(["batch", *TINY, "--set", "host_mem_budget=99999999999TiB", "--out", str(tmp_path)], env, cwd=tmp_path)
+    assert proc.returncode != 0
+    most = (2**64 - 1) // 2**40
+    assert error_line(proc) == (f"--set: config key 'host_mem_budget': '99999999999TiB' is out of range "
+                                f"(at most {most}TiB, 2^64 - 1 bytes)")
+
+
+def test_an_error_quotes_at_most_200_characters_of_the_input(tmp_path: Path, env: dict[str, str]) -> None:
+    long_value = "x" * 5000
+    config = tmp_path / "c.toml"
+    config.write_text(f'circuit = "{long_value}"\n')
+    proc = prooflab(["batch", "--config", str(config), "--out", str(tmp_path)], env, cwd=tmp_path)
+    assert proc.returncode != 0
+    message = error_line(proc)
+    assert "x" * 200 in message and "x" * 201 not in message
+    assert "5000 characters in all" in message
+    assert message.startswith(f"{config}:1: config key 'circuit': bad value ")
