@@ -27,8 +27,10 @@ void add_batch_command(CLI::App& app) {
     counters::CounterFlags counters;
   };
   auto o = std::make_shared<Options>();
-  auto* count_opt = cmd->add_option("--count", o->count, "proofs in the batch (c); default 1 or the config's");
-  auto* conc_opt = cmd->add_option("--concurrency", o->concurrency, "proofs in flight (j); default 1 or the config's");
+  auto* count_opt = cmd->add_option("--count", o->count, "proofs in the batch (c); default 1 or the config's")
+                        ->check(config_key_check("count"));
+  auto* conc_opt = cmd->add_option("--concurrency", o->concurrency, "proofs in flight (j); default 1 or the config's")
+                       ->check(config_key_check("concurrency"));
   cmd->add_option("--config", o->config_file, "engine config (TOML)");
   cmd->add_option("--set", o->sets, "override a config key: --set lock_policy=two_lock");
   cmd->add_flag("--no-verify", o->no_verify, "do not verify the proofs");

@@ -74,4 +74,18 @@ void apply_overrides(engine::EngineConfig& cfg, const std::vector<std::string>& 
   }
 }
 
+CLI::Validator config_key_check(const std::string& key) {
+  return CLI::Validator(
+      [key](std::string& value) -> std::string {
+        engine::EngineConfig scratch;
+        try {
+          scratch.set(key, value);
+        } catch (const engine::ConfigError& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "", "config key " + key);
+}
+
 }  // namespace prooflab::harness

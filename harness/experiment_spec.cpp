@@ -185,9 +185,9 @@ class Parser {
           fail(line, section, k,
                "'" + spec_.name + "' cannot be a directory name (use letters, digits, . _ + -)");
       } else if (k == "reps") {
-        spec_.reps = static_cast<std::uint32_t>(integer(section, k, *node, 1, 100000));
+        spec_.reps = static_cast<std::uint32_t>(integer(section, k, *node, 1, kMaxReps));
       } else if (k == "warmup") {
-        spec_.warmup = static_cast<std::uint32_t>(integer(section, k, *node, 0, 1000));
+        spec_.warmup = static_cast<std::uint32_t>(integer(section, k, *node, 0, kMaxWarmup));
       } else if (k == "seed") {
         spec_.seed = static_cast<std::uint64_t>(
             integer(section, k, *node, 0, std::numeric_limits<std::int64_t>::max()));

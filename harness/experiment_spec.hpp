@@ -61,6 +61,10 @@ struct Exclusion {
   int line = 0;
 };
 
+// Bounds of [experiment] reps and warmup, and of the --reps / --warmup options.
+inline constexpr std::uint32_t kMaxReps = 100000;
+inline constexpr std::uint32_t kMaxWarmup = 1000;
+
 struct ExperimentSpec {
   std::string name, description;
   std::string source = "(command line)";  // the file, for messages and experiment.json

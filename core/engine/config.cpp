@@ -128,11 +128,11 @@ void EngineConfig::set(const std::string& key, const std::string& v) {
     else if (v == "inline") dealloc_policy = DeallocPolicy::kInline;
     else bad(key, v, "async | serialized | inline");
   } else if (key == "gpu_threads") {
-    gpu_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+    gpu_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, kMaxThreads));
   } else if (key == "synth_threads") {
-    synth_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+    synth_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, kMaxThreads));
   } else if (key == "device_threads") {
-    device_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+    device_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, kMaxThreads));
   } else if (key == "throttle") {
     throttle = parse_bool(key, v);
   } else if (key == "gpu_workers_per_device") {
@@ -155,6 +155,11 @@ void EngineConfig::set(const std::string& key, const std::string& v) {
 }
 
 void EngineConfig::validate() const {
+  // set() refuses 0; a field assigned directly must not reach the engine as 0 either (a
+  // concurrency of 0 would never submit a job).
+  if (count == 0 || concurrency == 0)
+    throw ConfigError("config: count (" + std::to_string(count) + ") and concurrency (" +
+                      std::to_string(concurrency) + ") must be at least 1");
   if (concurrency > count)
     throw ConfigError("config: concurrency (" + std::to_string(concurrency) +
                       ") must not exceed count (" + std::to_string(count) + ")");

@@ -19,6 +19,10 @@ enum class DeallocPolicy { kAsync, kSerialized, kInline };
 const char* to_string(LockPolicy p);
 const char* to_string(DeallocPolicy p);
 
+// The most threads any pool may have (config keys and --threads options alike): far above a
+// real host, far below what exhausts a machine's task limit.
+inline constexpr std::uint32_t kMaxThreads = 4096;
+
 class ConfigError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;

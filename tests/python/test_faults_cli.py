@@ -141,3 +141,27 @@ def test_an_error_quotes_at_most_200_characters_of_the_input(tmp_path: Path, env
     assert "x" * 200 in message and "x" * 201 not in message
     assert "5000 characters in all" in message
     assert message.startswith(f"{config}:1: config key 'circuit': bad value ")
+
+
+# ------------------------------------------------------- hangs and unbounded resources (item 5)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["batch", "--concurrency", "0", *TINY], "--concurrency: config key 'concurrency': bad value '0' (accepted: an integer from 1 to 10000)"),
+    (["batch", "--count", "0", *TINY], "--count: config key 'count': bad value '0' (accepted: an integer from 1 to 1000000)"),
+    (["batch", "--count", "99999999999", *TINY], "--count: config key 'count': bad value '99999999999'"),
+    (["setup", "--circuit", "tiny", "--threads", "100000"], "--threads: Value 100000 not in range 0 to 4096"),
+    (["prove", "--circuit", "tiny", "--gpu-threads", "100000"], "--gpu-threads: Value 100000 not in range 0 to 4096"),
+    (["prove", "--circuit", "bogus"], "--circuit: config key 'circuit': bad value 'bogus'"),
+    (["sweep", "--c", "2,0", "--j", "1"], "--c: config key 'count': bad value '0'"),
+    (["sweep", "--c", "2", "--j", "1", "--warmup", "4000000000"], "--warmup: Value 4000000000 not in range 0 to 1000"),
+    (["matrix", "/dev/zero"], "prooflab: error: experiment file /dev/zero: not a regular file"),
+])
+def test_options_are_validated_like_config_keys_before_any_work(
+    tmp_path: Path, env: dict[str, str], args: list[str], message: str
+) -> None:
+    params = tmp_path / "params"
+    proc = prooflab([*args, "--param-dir", str(params)], env, cwd=tmp_path, timeout=20)
+    assert proc.returncode != 0
+    assert message in proc.stderr, proc.stderr
+    assert not any(tmp_path.iterdir()), "work started before the options were checked"
