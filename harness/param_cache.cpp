@@ -33,6 +33,11 @@ LoadedParams load_or_generate_params(const fs::path& dir, const std::string& cir
   out.path = param_file_path(dir, circuit, constraints, shape);
   if (fs::exists(out.path)) {
     out.pk = groth16::read_param_file(out.path, pool, &shape);
+    try {
+      groth16::check_key_fits(out.pk, cs);
+    } catch (const std::invalid_argument& e) {
+      throw groth16::ParamFileError("parameter file " + out.path.string() + ": " + e.what());
+    }
     return out;
   }
   if (!generate_if_missing)
