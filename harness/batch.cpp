@@ -62,8 +62,7 @@ void add_batch_command(CLI::App& app) {
     std::signal(SIGTERM, SIG_DFL);
     if (outcome.status == "interrupted")
       throw std::runtime_error("interrupted: the run directory is marked interrupted");
-    if (outcome.status == "failed")
-      throw std::runtime_error(std::to_string(outcome.summary["failed"].get<int>()) + " proofs failed");
+    if (outcome.status == "failed") throw std::runtime_error(outcome.error);
   });
 }
 

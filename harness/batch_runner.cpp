@@ -9,6 +9,7 @@
 #include "core/circuits/circuit.hpp"
 #include "core/engine/engine.hpp"
 #include "core/groth16/setup.hpp"
+#include "core/io/atomic_file.hpp"
 #include "harness/backend_factory.hpp"
 #include "harness/counters/sampler.hpp"
 #include "harness/directory_names.hpp"
@@ -143,20 +144,35 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   const auto result = engine::run_batch(in);
   gpu_observation.stop();  // every CUPTI buffer delivered: cupti.csv is complete
   sampler.stop();
-  run_dir.set_metadata("counters", counter_status());  // a source may have stopped mid-run
+  // From here on a file that cannot be written (a full disk) fails the run with the reason
+  // instead of ending it with an exception that leaves run.json "running".
+  std::vector<std::string> write_errors;
+  auto keep_metadata = [&](const std::string& key, const nlohmann::json& value) {
+    try {
+      run_dir.set_metadata(key, value);
+    } catch (const io::FileWriteError& e) {
+      write_errors.push_back(e.what());
+    }
+  };
+  keep_metadata("counters", counter_status());  // a source may have stopped mid-run
   nlohmann::json sampling = opts.counters.to_json();
   sampling.update(sampler.activity_json());  // rounds, rows and the sampler's own CPU time
-  run_dir.set_metadata("counter_sampling", sampling);
+  keep_metadata("counter_sampling", sampling);
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (opts.print_jobs && !gpu_observation.summary().empty())
     std::printf("%s\n", gpu_observation.summary().c_str());
   timeline.close();
+  for (const std::string& e : {timeline.write_error(), run_dir.stages_error()})
+    if (!e.empty()) write_errors.push_back("cannot write " + e);
   BatchRunOutcome out;
   out.run_dir = run_dir.path();
   out.summary = result.summary;
-  const bool failed = result.summary["failed"].get<int>() > 0;
-  out.status = result.interrupted ? "interrupted" : (failed ? "failed" : "complete");
-  run_dir.finish(out.status, result.summary);
+  const int failed = result.summary["failed"].get<int>();
+  out.status = result.interrupted ? "interrupted" : (failed > 0 ? "failed" : "complete");
+  out.status = run_dir.finish(out.status, result.summary, &write_errors);
+  for (const auto& e : write_errors) out.error += (out.error.empty() ? "" : "; ") + e;
+  if (failed > 0)
+    out.error = std::to_string(failed) + " proofs failed" + (out.error.empty() ? "" : "; " + out.error);
   if (opts.print_summary) print_summary(result.summary, run_dir.path());
   return out;
 }

@@ -30,6 +30,7 @@ struct BatchRunOutcome {
   std::filesystem::path run_dir;
   nlohmann::json summary;
   std::string status;  // complete | failed | interrupted
+  std::string error;   // why it failed: proofs that failed, files that could not be written
 };
 
 BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const BatchRunOptions& opts);

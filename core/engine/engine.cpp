@@ -493,7 +493,12 @@ class Engine {
       if (in_.run_dir && reason.empty()) {
         groth16::ProofBundle bundle{cfg_.circuit, cfg_.constraints, shape_hash_, std::move(proofs),
                                     std::move(inputs)};
-        groth16::write_proof_bundle(in_.run_dir->proofs_dir() / ("job_" + std::to_string(seq)), bundle);
+        // A proof that is not on disk is not a completed job (a full disk, no inodes left).
+        try {
+          groth16::write_proof_bundle(in_.run_dir->proofs_dir() / ("job_" + std::to_string(seq)), bundle);
+        } catch (const std::exception& e) {
+          reason = std::string("writing the proofs: ") + e.what();
+        }
       }
     }
     rep.ok = reason.empty() && !failed;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/curve/serialize.hpp"
+#include "core/io/atomic_file.hpp"
 
 namespace prooflab::groth16 {
 
@@ -37,14 +38,13 @@ Fr fr_from_hex(const std::string& hex, const std::string& where) {
 }
 
 void write_proof_bundle(const fs::path& dir, const ProofBundle& b) {
-  fs::create_directories(dir);
-  {
-    std::ofstream out(dir / "proof.bin", std::ios::binary | std::ios::trunc);
-    for (const auto& p : b.proofs) {
-      const auto bytes = serialize_proof(p);
-      out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    }
-    if (!out) throw std::runtime_error("cannot write " + (dir / "proof.bin").string());
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw io::FileWriteError("cannot create " + dir.string() + ": " + ec.message());
+  std::string proofs;
+  for (const auto& p : b.proofs) {
+    const auto bytes = serialize_proof(p);
+    proofs.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   }
   nlohmann::json j;
   j["circuit"] = b.circuit;
@@ -57,9 +57,15 @@ void write_proof_bundle(const fs::path& dir, const ProofBundle& b) {
     for (const auto& x : list) arr.push_back(fr_to_hex(x));
     j["public_inputs"].push_back(arr);
   }
-  std::ofstream out(dir / "public_inputs.json", std::ios::trunc);
-  out << j.dump(2) << "\n";
-  if (!out) throw std::runtime_error("cannot write " + (dir / "public_inputs.json").string());
+  // Inputs first: a proof.bin is only ever there beside the inputs that go with it; a
+  // bundle that cannot be written whole leaves no directory behind.
+  try {
+    io::write_file_atomically(dir / "public_inputs.json", {j.dump(2) + "\n"});
+    io::write_file_atomically(dir / "proof.bin", {proofs});
+  } catch (const io::FileWriteError&) {
+    fs::remove_all(dir, ec);
+    throw;
+  }
 }
 
 ProofBundle read_proof_bundle(const fs::path& proof_file, const fs::path& inputs_file) {

@@ -165,3 +165,68 @@ def test_options_are_validated_like_config_keys_before_any_work(
     assert proc.returncode != 0
     assert message in proc.stderr, proc.stderr
     assert not any(tmp_path.iterdir()), "work started before the options were checked"
+
+
+# ----------------------------------------------------------- a full disk (item 2)
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path: Path, request: pytest.FixtureRequest):
+    """A mounted tmpfs of the given options (`size=160k` or `nr_inodes=30`), unmounted after."""
+    mount_point = tmp_path / "small"
+    mount_point.mkdir()
+    options = request.param
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mount_point)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {proc.stderr.strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=True)
+
+
+def csv_rows_are_whole(path: Path) -> int:
+    text = path.read_text()
+    assert text.endswith("\n"), f"{path} ends mid-row"
+    lines = text.splitlines()
+    fields = lines[0].count(",")
+    for n, line in enumerate(lines[1:], start=2):
+        assert line.count(",") == fields, f"{path}:{n}: {line!r}"
+    return len(lines) - 1
+
+
+@pytest.mark.parametrize("small_tmpfs", ["size=160k", "size=20m,nr_inodes=30"], indirect=True, ids=["no-space", "no-inodes"])
+def test_a_full_disk_fails_the_run_and_keeps_what_it_wrote(tmp_path: Path, env: dict[str, str], small_tmpfs: Path) -> None:
+    proc = prooflab(["batch", "--count", "60", "--concurrency", "2", "--set", "circuit=tiny", "--set", "partitions=1",
+                     "--out", str(small_tmpfs), "--run-id", "r"], env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # an error, not a crash or an abort
+    assert "terminate called" not in proc.stderr
+    assert error_line(proc).startswith(f"{60 - proc.stdout.count(' COMPLETED ')} proofs failed")
+    run = small_tmpfs / "r"
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["status"] == "failed"
+    # What else could not be written (timeline rows, summary.json) is named in run.json.
+    assert "error" not in meta or "No space left on device" in meta["error"]
+    assert not [p for p in small_tmpfs.rglob("*") if ".tmp" in p.name], "a temporary file was left behind"
+
+    # Every proof reported COMPLETED is on disk whole and verifies; no other job directory exists.
+    completed = proc.stdout.count(" COMPLETED ")
+    failed_lines = [line for line in proc.stdout.splitlines() if " FAILED " in line]
+    assert completed + len(failed_lines) == 60
+    assert completed > 0 and failed_lines, "the disk was meant to fill up part-way"
+    assert all("writing the proofs: " in line and "No space left on device" in line for line in failed_lines)
+    jobs = sorted((run / "proofs").iterdir())
+    assert len(jobs) == completed
+    for job in jobs:
+        assert (job / "proof.bin").stat().st_size == 192
+        check = prooflab(["verify", "--proof", str(job / "proof.bin"), "--inputs", str(job / "public_inputs.json")],
+                         env, cwd=tmp_path)
+        assert check.returncode == 0, check.stdout + check.stderr
+
+    # The CSVs end in whole rows and the analysis reads them.
+    assert csv_rows_are_whole(run / "stages.csv") >= completed
+    csv_rows_are_whole(run / "timeline.csv")
+    from prooflab_analysis.loaders import load_run
+
+    loaded = load_run(run)
+    assert loaded.status == "failed"
