@@ -1,9 +1,9 @@
 #include "harness/experiment_index.hpp"
 
-#include <fstream>
 #include <map>
 #include <stdexcept>
 
+#include "core/io/atomic_file.hpp"
 #include "core/trace/run_directory.hpp"
 #include "harness/input_file.hpp"
 
@@ -19,17 +19,6 @@ std::string csv_field(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) out += (c == '"') ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
-}
-
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 }  // namespace
@@ -126,7 +115,7 @@ ExperimentRecord::ExperimentRecord(const ExperimentPlan& plan, std::filesystem::
 
 void ExperimentRecord::write() const {
   std::filesystem::create_directories(dir_);
-  write_atomically(index_path(), index_csv(plan_, runs_));
+  io::write_file_atomically(index_path(), {index_csv(plan_, runs_)});
 
   nlohmann::json j = plan_json(plan_);
   nlohmann::json session = session_;
@@ -159,7 +148,7 @@ void ExperimentRecord::write() const {
     runs.push_back(std::move(o));
   }
   j["runs"] = runs;
-  write_atomically(dir_ / "experiment.json", j.dump(2) + "\n");
+  io::write_file_atomically(dir_ / "experiment.json", {j.dump(2) + "\n"});
 }
 
 }  // namespace prooflab::harness

@@ -8,10 +8,10 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include "core/curve/serialize.hpp"
+#include "core/io/atomic_file.hpp"
 
 namespace prooflab::groth16 {
 namespace {
@@ -178,8 +178,8 @@ std::uint64_t checksum64(const std::uint8_t* data, std::size_t size) {
   return h ^ (h >> 33);
 }
 
-void write_param_file(const std::filesystem::path& path, const CircuitShape& shape,
-                      const ProvingKey& pk) {
+bool write_param_file(const std::filesystem::path& path, const CircuitShape& shape,
+                      const ProvingKey& pk, IfExists if_exists) {
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.version = kParamFileVersion;
@@ -233,16 +233,20 @@ void write_param_file(const std::filesystem::path& path, const CircuitShape& sha
   h.header_checksum =
       checksum64(reinterpret_cast<const std::uint8_t*>(&h), offsetof(Header, header_checksum));
 
-  // Write to a temporary name and rename, so a crash never leaves a half file in the cache.
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(tmp, std::string("cannot create: ") + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(&h), sizeof h);
-    out.write(reinterpret_cast<const char*>(body.data()), static_cast<std::streamsize>(body.size()));
-    if (!out) fail(tmp, "write failed (disk full?)");
+  // Whole or not at all (a crash or a full disk never leaves half a file in the cache), and
+  // never over another writer's file: the key a process proves with is the key on disk.
+  const std::string_view parts[] = {
+      {reinterpret_cast<const char*>(&h), sizeof h},
+      {reinterpret_cast<const char*>(body.data()), body.size()}};
+  try {
+    if (if_exists == IfExists::kReplace) {
+      io::write_file_atomically(path, {parts[0], parts[1]});
+      return true;
+    }
+    return io::create_file_atomically(path, {parts[0], parts[1]});
+  } catch (const io::FileWriteError& e) {
+    fail(path, e.what());
   }
-  std::filesystem::rename(tmp, path);
 }
 
 CircuitShape read_param_file_shape(const std::filesystem::path& path) {

@@ -71,8 +71,11 @@ struct ParamFileHeader {
 };
 static_assert(sizeof(ParamFileHeader) % 8 == 0);
 
-void write_param_file(const std::filesystem::path& path, const CircuitShape& shape,
-                      const ProvingKey& pk);
+enum class IfExists { kReplace, kKeep };
+// Writes the file whole or not at all. kKeep never replaces an existing file (another
+// process may have written one for the same shape meanwhile) and returns false then.
+bool write_param_file(const std::filesystem::path& path, const CircuitShape& shape,
+                      const ProvingKey& pk, IfExists if_exists = IfExists::kReplace);
 
 // Reads and validates; `expected` (when given) must match the file's shape.
 ProvingKey read_param_file(const std::filesystem::path& path, parallel::ThreadPool& pool,

@@ -230,3 +230,27 @@ def test_a_full_disk_fails_the_run_and_keeps_what_it_wrote(tmp_path: Path, env: 
 
     loaded = load_run(run)
     assert loaded.status == "failed"
+
+
+# ------------------------------------------- concurrent parameter generation (item 3)
+
+
+def test_processes_sharing_an_empty_parameter_cache_prove_with_the_key_on_disk(tmp_path: Path, env: dict[str, str]) -> None:
+    cache = tmp_path / "cache"
+    # Setup of this shape takes ~1 s, so every process generates its own key at the same time.
+    procs = [subprocess.Popen([str(BIN), "prove", "--circuit", "porep-like", "--constraints", "4096", "--partitions", "1",
+                               "--param-dir", str(cache), "--out", str(tmp_path / f"proof{i}")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+             for i in range(4)]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    for p, (out, err) in zip(procs, outputs):
+        assert p.returncode == 0, out + err
+        assert "all verified" in out
+    assert sum("setup: wrote " in out for out, _ in outputs) == 1, "exactly one key is published"
+    assert [p.name for p in cache.iterdir()] == [next(cache.iterdir()).name]
+    assert next(cache.iterdir()).name.endswith(".params"), "no temporary file is left behind"
+    for i in range(4):
+        check = prooflab(["verify", "--proof", str(tmp_path / f"proof{i}" / "proof.bin"),
+                          "--inputs", str(tmp_path / f"proof{i}" / "public_inputs.json"), "--param-dir", str(cache)],
+                         env, cwd=tmp_path)
+        assert check.returncode == 0, f"process {i} proved with a key other than the cached one: {check.stdout}"
