@@ -50,6 +50,9 @@ void add_batch_command(CLI::App& app) {
     g_stop = false;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+    // A closed stdout (`prooflab batch ... | head`) stops the run like Ctrl-C, so run.json
+    // ends "interrupted" instead of the process dying mid-run.
+    std::signal(SIGPIPE, on_signal);
     BatchRunOptions opts;
     opts.out_parent = o->out;
     opts.run_id = o->run_id;
@@ -60,6 +63,7 @@ void add_batch_command(CLI::App& app) {
     const auto outcome = run_batch_to_directory(cfg, opts);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGPIPE, SIG_IGN);  // what is left in stdout's buffer fails quietly at exit
     if (outcome.status == "interrupted")
       throw std::runtime_error("interrupted: the run directory is marked interrupted");
     if (outcome.status == "failed") throw std::runtime_error(outcome.error);

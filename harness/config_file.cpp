@@ -3,7 +3,7 @@
 #include <optional>
 #include <toml++/toml.h>
 
-#include "harness/input_file.hpp"
+#include "core/io/input_file.hpp"
 
 namespace prooflab::harness {
 
@@ -19,7 +19,7 @@ std::optional<std::string> value_text(const toml::node& node) {
 }  // namespace
 
 void apply_config_file(engine::EngineConfig& cfg, const std::filesystem::path& file) {
-  const std::string text = read_input_file(file, "engine config", kMaxTomlBytes);
+  const std::string text = io::read_input_file(file, "engine config", io::kMaxTomlBytes);
   toml::table root;
   try {
     root = toml::parse(text, file.string());

@@ -46,10 +46,12 @@ struct SignalScope {
     g_stop_now = false;
     std::signal(SIGINT, on_sigint);
     std::signal(SIGTERM, on_sigterm);
+    std::signal(SIGPIPE, on_sigterm);  // stdout closed (`| head`): stop, recorded as interrupted
   }
   ~SignalScope() {
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGPIPE, SIG_IGN);  // what is left in stdout's buffer fails quietly at exit
   }
 };
 

@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "core/io/atomic_file.hpp"
+#include "core/io/input_file.hpp"
 #include "core/trace/run_directory.hpp"
-#include "harness/input_file.hpp"
 
 namespace prooflab::harness {
 
@@ -91,7 +91,7 @@ ExperimentRecord::ExperimentRecord(const ExperimentPlan& plan, std::filesystem::
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return;
   try {
-    const auto old = nlohmann::json::parse(read_input_file(file, "experiment record", kMaxRecordBytes));
+    const auto old = nlohmann::json::parse(io::read_input_file(file, "experiment record", kMaxRecordBytes));
     if (!old.is_object() || !old.contains("sessions") || !old["sessions"].is_array() ||
         !old.contains("runs") || !old["runs"].is_array())
       throw std::runtime_error("not an experiment record (no 'sessions' and 'runs' arrays)");

@@ -10,8 +10,8 @@
 #include <set>
 #include <tuple>
 
+#include "core/io/input_file.hpp"
 #include "harness/directory_names.hpp"
-#include "harness/input_file.hpp"
 
 namespace prooflab::harness {
 
@@ -476,7 +476,7 @@ ExperimentSpec parse_experiment_toml(std::string_view text, const std::string& s
 }
 
 ExperimentSpec parse_experiment_file(const std::filesystem::path& file) {
-  return parse_experiment_toml(read_input_file(file, "experiment file", kMaxTomlBytes), file.string());
+  return parse_experiment_toml(io::read_input_file(file, "experiment file", io::kMaxTomlBytes), file.string());
 }
 
 }  // namespace prooflab::harness

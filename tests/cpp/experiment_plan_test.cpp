@@ -16,7 +16,6 @@
 #include "harness/experiment_matrix.cpp"
 #include "harness/experiment_schedule.cpp"
 #include "harness/experiment_spec.cpp"
-#include "harness/input_file.cpp"
 
 namespace prooflab::harness {
 namespace {

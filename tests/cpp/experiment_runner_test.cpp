@@ -20,7 +20,6 @@
 #include "harness/experiment_runner.cpp"
 #include "harness/experiment_schedule.cpp"
 #include "harness/experiment_spec.cpp"
-#include "harness/input_file.cpp"
 
 namespace prooflab::harness {
 namespace {

@@ -254,3 +254,44 @@ def test_processes_sharing_an_empty_parameter_cache_prove_with_the_key_on_disk(t
                           "--inputs", str(tmp_path / f"proof{i}" / "public_inputs.json"), "--param-dir", str(cache)],
                          env, cwd=tmp_path)
         assert check.returncode == 0, f"process {i} proved with a key other than the cached one: {check.stdout}"
+
+
+# ----------------------------------------------------------------- messages (item 8)
+
+
+def test_a_closed_stdout_ends_the_run_interrupted(tmp_path: Path, env: dict[str, str]) -> None:
+    proc = subprocess.Popen([str(BIN), "batch", "--count", "5000", "--concurrency", "2", "--set", "circuit=tiny",
+                             "--set", "partitions=1", "--out", str(tmp_path), "--run-id", "r"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    assert proc.stdout is not None and proc.stderr is not None
+    while b"COMPLETED" not in proc.stdout.readline():
+        pass
+    proc.stdout.close()  # what `prooflab batch ... | head -1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1, err
+    assert "prooflab: error: interrupted: the run directory is marked interrupted" in err
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["status"] == "interrupted"
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert 0 < summary["completed"] < 5000 and summary["interrupted"] is True
+
+
+def test_proof_files_of_the_wrong_kind_are_named(tmp_path: Path, env: dict[str, str]) -> None:
+    proof, inputs = tmp_path / "proof.bin", tmp_path / "inputs.json"
+    proof.write_bytes(bytes(192))
+    cases = [
+        ('{"circuit": 5}', f"{inputs}: key 'circuit' must be a string"),
+        ('{"circuit": "tiny", "constraints": -1}', f"{inputs}: key 'constraints' must be an unsigned integer"),
+        ('{"circuit": "tiny", "constraints": 4, "shape_hash": 1, "public_inputs": "x"}',
+         f"{inputs}: key 'public_inputs' must be an array (one list per partition)"),
+        ("\x89PNG not json", f"{inputs}: not JSON (syntax error at byte 1)"),
+    ]
+    for text, message in cases:
+        inputs.write_text(text)
+        proc = prooflab(["verify", "--proof", str(proof), "--inputs", str(inputs)], env, cwd=tmp_path)
+        assert proc.returncode != 0
+        assert error_line(proc) == message
+    proc = prooflab(["verify", "--proof", str(tmp_path), "--inputs", str(inputs)], env, cwd=tmp_path)
+    assert error_line(proc).startswith(f"public inputs {inputs}") or "not JSON" in error_line(proc)
+    proc = prooflab(["verify", "--proof", str(proof), "--inputs", str(tmp_path)], env, cwd=tmp_path)
+    assert error_line(proc) == f"public inputs {tmp_path}: is a directory, not a file"

@@ -1,4 +1,4 @@
-#include "harness/input_file.hpp"
+#include "core/io/input_file.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <iterator>
 #include <stdexcept>
 
-namespace prooflab::harness {
+namespace prooflab::io {
 
 namespace fs = std::filesystem;
 
@@ -32,4 +32,4 @@ std::string read_input_file(const fs::path& path, std::string_view what, std::ui
   return text;
 }
 
-}  // namespace prooflab::harness
+}  // namespace prooflab::io
