@@ -295,3 +295,23 @@ def test_proof_files_of_the_wrong_kind_are_named(tmp_path: Path, env: dict[str, 
     assert error_line(proc).startswith(f"public inputs {inputs}") or "not JSON" in error_line(proc)
     proc = prooflab(["verify", "--proof", str(proof), "--inputs", str(tmp_path)], env, cwd=tmp_path)
     assert error_line(proc) == f"public inputs {tmp_path}: is a directory, not a file"
+
+
+def test_kill_9_keeps_every_row_written(tmp_path: Path, env: dict[str, str]) -> None:
+    proc = subprocess.Popen([str(BIN), "batch", "--count", "5000", "--concurrency", "2", "--set", "circuit=tiny",
+                             "--set", "partitions=1", "--out", str(tmp_path), "--run-id", "r"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    assert proc.stdout is not None
+    completed = 0
+    while completed < 50:
+        completed += b"COMPLETED" in proc.stdout.readline()
+    proc.kill()
+    proc.wait(timeout=30)
+    run = tmp_path / "r"
+    assert json.loads((run / "run.json").read_text())["status"] == "running"  # read as interrupted
+    assert csv_rows_are_whole(run / "stages.csv") >= completed
+    assert csv_rows_are_whole(run / "timeline.csv") > 0
+    assert len(list((run / "proofs").iterdir())) >= completed
+    from prooflab_analysis.loaders import load_run
+
+    assert load_run(run).status == "running"
