@@ -41,7 +41,7 @@ def test_a_directory_where_a_file_belongs_is_an_error_not_a_traceback(
 ) -> None:
     (tmp_path / "d" / blocked).mkdir(parents=True)
     assert main(["report", str(tmp_path / "d")]) == 2
-    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'd' / blocked}: Is a directory"
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'd' / blocked}: is a directory, not a file"
 
 
 def test_sweep_experiment_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
