@@ -4,7 +4,7 @@ PRESET ?= release
 BUILD_DIR := $(if $(filter release,$(PRESET)),build,build-$(PRESET))
 VENV := .venv
 
-.PHONY: all deps build run test test-cpp test-python test-regress bench debug asan tsan format clean
+.PHONY: all deps build run test test-cpp test-python test-long test-regress bench debug asan tsan format clean
 
 all: build
 
@@ -32,6 +32,10 @@ test-cpp:
 test-python:
 	@if [ -d tests/python ]; then $(VENV)/bin/python -m pytest -q tests/python; \
 	else echo "no Python tests yet"; fi
+
+# Fault tests that take minutes (docs/faults.md): RSS over a 20,000-partition batch.
+test-long: build
+	PROOFLAB_LONG_TESTS=1 $(VENV)/bin/python -m pytest -q -s tests/python/test_faults_long.py
 
 # Per-commit regression check (docs/regress.md): instruction counts of the workloads under
 # callgrind against results/baselines/cpu.json (deterministic, ~30 s on 2 cores). Counts are

@@ -24,17 +24,20 @@ void add_batch_command(CLI::App& app) {
     std::string config_file, out = "results/runs", run_id, param_dir;
     std::vector<std::string> sets;
     std::string log_format = "prooflab";
-    bool no_verify = false;
+    bool no_verify = false, force = false;
     counters::CounterFlags counters;
   };
   auto o = std::make_shared<Options>();
-  auto* count_opt = cmd->add_option("--count", o->count, "proofs in the batch (c); default 1 or the config's");
-  auto* conc_opt = cmd->add_option("--concurrency", o->concurrency, "proofs in flight (j); default 1 or the config's");
+  auto* count_opt = cmd->add_option("--count", o->count, "proofs in the batch (c); default 1 or the config's")
+                        ->check(config_key_check("count"));
+  auto* conc_opt = cmd->add_option("--concurrency", o->concurrency, "proofs in flight (j); default 1 or the config's")
+                       ->check(config_key_check("concurrency"));
   cmd->add_option("--config", o->config_file, "engine config (TOML)");
   cmd->add_option("--set", o->sets, "override a config key: --set lock_policy=two_lock");
   cmd->add_flag("--no-verify", o->no_verify, "do not verify the proofs");
   cmd->add_option("--out", o->out, "parent directory of the run directory")->capture_default_str();
   cmd->add_option("--run-id", o->run_id, "run id (default: time, circuit, c, j)");
+  cmd->add_flag("--force", o->force, "replace an existing run directory of this run id");
   cmd->add_option("--param-dir", o->param_dir, "parameter cache directory");
   cmd->add_option("--log-format", o->log_format,
                   "prooflab: prooflab's lines on stdout; cuzk: the reference system's instead, the cuzk "
@@ -54,9 +57,13 @@ void add_batch_command(CLI::App& app) {
     g_stop = false;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+    // A closed stdout (`prooflab batch ... | head`) stops the run like Ctrl-C, so run.json
+    // ends "interrupted" instead of the process dying mid-run.
+    std::signal(SIGPIPE, on_signal);
     BatchRunOptions opts;
     opts.out_parent = o->out;
     opts.run_id = o->run_id;
+    opts.replace_existing = o->force;
     opts.param_dir = o->param_dir;
     opts.stop = &g_stop;
     opts.counters = o->counters.to_options();
@@ -64,10 +71,10 @@ void add_batch_command(CLI::App& app) {
     const auto outcome = run_batch_to_directory(cfg, opts);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGPIPE, SIG_IGN);  // what is left in stdout's buffer fails quietly at exit
     if (outcome.status == "interrupted")
       throw std::runtime_error("interrupted: the run directory is marked interrupted");
-    if (outcome.status == "failed")
-      throw std::runtime_error(std::to_string(outcome.summary["failed"].get<int>()) + " proofs failed");
+    if (outcome.status == "failed") throw std::runtime_error(outcome.error);
   });
 }
 

@@ -11,10 +11,13 @@
 #include "core/engine/engine.hpp"
 #include "core/groth16/setup.hpp"
 #include "core/trace/cuzk_log_writer.hpp"
+#include "core/io/atomic_file.hpp"
 #include "harness/backend_factory.hpp"
 #include "harness/counters/energy_summary.hpp"
 #include "harness/counters/sampler.hpp"
 #include "harness/cuzk_bench_output.hpp"
+#include "harness/directory_names.hpp"
+#include "harness/experiment_resume.hpp"
 #include "harness/gpu_observation.hpp"
 #include "harness/param_cache.hpp"
 #include "harness/provenance.hpp"
@@ -69,6 +72,31 @@ std::string default_run_id(const engine::EngineConfig& cfg) {
          std::to_string(cfg.concurrency) + "-" + suffix;
 }
 
+namespace {
+
+// The run directory out_parent/run_id, checked before any work: the id stays under
+// out_parent, and an earlier run there is kept unless the caller asked to replace it.
+std::filesystem::path fresh_run_dir(const BatchRunOptions& opts, const std::string& run_id) {
+  check_run_id(run_id);
+  const auto dir = opts.out_parent / run_id;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return dir;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw std::runtime_error("run directory " + dir.string() + " exists and is not a directory");
+  if (std::filesystem::is_empty(dir, ec)) return dir;
+  if (!opts.replace_existing) {
+    const RunOnDisk there = inspect_run_dir(dir, engine::EngineConfig{});
+    throw std::runtime_error(
+        "run directory " + dir.string() + " already holds " +
+        (there.exists() ? "a run (status " + there.status + ")" : std::string("files")) +
+        "; choose another --run-id, or pass --force to replace it");
+  }
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+}  // namespace
+
 BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const BatchRunOptions& opts) {
   cfg.validate();
   opts.counters.validate();
@@ -76,6 +104,8 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   if (cuzk_format && !cfg.record)
     throw engine::ConfigError("--log-format cuzk writes the TIMELINE in the reference format, so it needs "
                               "record = on (got off)");
+  const std::string run_id = opts.run_id.empty() ? default_run_id(cfg) : opts.run_id;
+  const auto run_path = fresh_run_dir(opts, run_id);
   // Before anything is written: a backend this build or machine lacks leaves no run directory.
   std::unique_ptr<engine::Backend> backend_owner = make_backend(cfg);
   parallel::ThreadPool setup_pool(0);
@@ -99,14 +129,13 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
     ~ReleaseBackendFirst() { backend.reset(); }
   } release_backend_first{backend_owner};
 
-  const std::string run_id = opts.run_id.empty() ? default_run_id(cfg) : opts.run_id;
   nlohmann::json meta = provenance();
   meta["run_id"] = run_id;
   meta["config"] = cfg.to_json();
   meta["gpu"] = gpu_metadata(cfg);
   meta["counters"] = nlohmann::json::object();
   meta["counter_sampling"] = opts.counters.to_json();
-  trace::RunDirectory run_dir(opts.out_parent / run_id, meta);
+  trace::RunDirectory run_dir(run_path, meta);
   std::optional<trace::CuzkLogWriter> cuzk_log;  // before `timeline`: alive for its last flush
   trace::TimelineRecorder timeline(cfg.record ? run_dir.timeline_path() : std::filesystem::path());
   if (cuzk_format) {
@@ -160,9 +189,19 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   const std::int64_t run_end_us = timeline.now_us();
   gpu_observation.stop();  // every CUPTI buffer delivered: cupti.csv is complete
   sampler.stop();
-  run_dir.set_metadata("counters", counter_status());  // a source may have stopped mid-run
+  // From here on a file that cannot be written (a full disk) fails the run with the reason
+  // instead of ending it with an exception that leaves run.json "running".
+  std::vector<std::string> write_errors;
+  auto keep_metadata = [&](const std::string& key, const nlohmann::json& value) {
+    try {
+      run_dir.set_metadata(key, value);
+    } catch (const io::FileWriteError& e) {
+      write_errors.push_back(e.what());
+    }
+  };
+  keep_metadata("counters", counter_status());  // a source may have stopped mid-run
   sampling.update(sampler.activity_json());  // rounds, rows and the sampler's own CPU time
-  run_dir.set_metadata("counter_sampling", sampling);
+  keep_metadata("counter_sampling", sampling);
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (opts.print_jobs && !gpu_observation.summary().empty())
     std::printf("%s\n", gpu_observation.summary().c_str());
@@ -179,12 +218,17 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   } catch (const std::exception& e) {  // the proofs are done: say why, keep the summary
     result.summary["energy"] = {{"error", e.what()}};
   }
+  for (const std::string& e : {timeline.write_error(), run_dir.stages_error()})
+    if (!e.empty()) write_errors.push_back("cannot write " + e);
   BatchRunOutcome out;
   out.run_dir = run_dir.path();
   out.summary = result.summary;
-  const bool failed = result.summary["failed"].get<int>() > 0;
-  out.status = result.interrupted ? "interrupted" : (failed ? "failed" : "complete");
-  run_dir.finish(out.status, result.summary);
+  const int failed = result.summary["failed"].get<int>();
+  out.status = result.interrupted ? "interrupted" : (failed > 0 ? "failed" : "complete");
+  out.status = run_dir.finish(out.status, result.summary, &write_errors);
+  for (const auto& e : write_errors) out.error += (out.error.empty() ? "" : "; ") + e;
+  if (failed > 0)
+    out.error = std::to_string(failed) + " proofs failed" + (out.error.empty() ? "" : "; " + out.error);
   if (opts.print_summary && cuzk_format) {
     cuzk_bench.print_summary(result.summary);
     std::printf("run directory: %s\n", run_dir.path().c_str());

@@ -20,6 +20,9 @@ enum class LogFormat { kProoflab, kCuzk };
 struct BatchRunOptions {
   std::filesystem::path out_parent = "results/runs";  // the run directory is out_parent/run_id
   std::string run_id;                                  // empty: time, circuit, c, j
+  // An existing run directory of this id is an error (its proofs would mix with the new
+  // ones) unless this is set (--force): then it is removed first.
+  bool replace_existing = false;
   std::filesystem::path param_dir;                     // empty: default_param_dir()
   bool print_jobs = true;     // one line per proof ([i/N] COMPLETED — ...)
   bool print_summary = true;  // the === Batch Summary === block
@@ -32,6 +35,7 @@ struct BatchRunOutcome {
   std::filesystem::path run_dir;
   nlohmann::json summary;
   std::string status;  // complete | failed | interrupted
+  std::string error;   // why it failed: proofs that failed, files that could not be written
 };
 
 BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const BatchRunOptions& opts);

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/config_file.hpp"
+
 namespace prooflab::harness {
 
 struct CircuitOptions {
@@ -18,16 +20,19 @@ struct CircuitOptions {
 
 inline void add_circuit_options(CLI::App* cmd, CircuitOptions& o, bool with_partitions) {
   cmd->add_option("--circuit", o.circuit, "porep-like | tiny | sha256 | poseidon-merkle")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(config_key_check("circuit"));
   cmd->add_option("--constraints", o.constraints, "target constraints per partition")
       ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 28));
+      ->check(config_key_check("constraints"));
   if (with_partitions)
     cmd->add_option("--partitions", o.partitions, "partition circuits per proof")
         ->capture_default_str()
-        ->check(CLI::Range(1u, 1000u));
+        ->check(config_key_check("partitions"));
   cmd->add_option("--seed", o.seed, "witness seed")->capture_default_str();
-  cmd->add_option("--threads", o.threads, "worker threads (0 = all)")->capture_default_str();
+  cmd->add_option("--threads", o.threads, "worker threads (0 = all)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, engine::kMaxThreads));
   cmd->add_option("--param-dir", o.param_dir, "parameter cache directory");
 }
 

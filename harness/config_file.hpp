@@ -1,7 +1,10 @@
-// Engine configuration from a TOML file and `--set key=value` overrides. Errors name the
-// file, the line and the key.
+// Engine configuration from a TOML file, `--set key=value` overrides and the options that
+// stand for a key (--count, --constraints, ...). Errors name the file, the line and the key;
+// an option goes through the key's own validation, so the two can never accept different
+// values.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,5 +17,8 @@ namespace prooflab::harness {
 void apply_config_file(engine::EngineConfig& cfg, const std::filesystem::path& file);
 // Applies "key=value" strings.
 void apply_overrides(engine::EngineConfig& cfg, const std::vector<std::string>& sets);
+
+// A CLI11 check that accepts exactly the values EngineConfig::set accepts for `key`.
+CLI::Validator config_key_check(const std::string& key);
 
 }  // namespace prooflab::harness

@@ -46,10 +46,12 @@ struct SignalScope {
     g_stop_now = false;
     std::signal(SIGINT, on_sigint);
     std::signal(SIGTERM, on_sigterm);
+    std::signal(SIGPIPE, on_sigterm);  // stdout closed (`| head`): stop, recorded as interrupted
   }
   ~SignalScope() {
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGPIPE, SIG_IGN);  // what is left in stdout's buffer fails quietly at exit
   }
 };
 
@@ -63,6 +65,9 @@ void add_experiment_options(CLI::App* cmd, ExperimentCommandOptions& o) {
   cmd->add_flag(
       "--keep-failed", o.keep_failed,
       "on resume, keep failed runs instead of redoing them (e.g. runs that fail by design)");
+  cmd->add_flag("--force", o.force,
+                "rebuild an unreadable experiment.json from the run directories (its session "
+                "history is lost)");
 }
 
 void execute_experiment_command(const ExperimentPlan& plan, const ExperimentCommandOptions& o) {
@@ -80,6 +85,7 @@ void execute_experiment_command(const ExperimentPlan& plan, const ExperimentComm
   opts.stop_now = &g_stop_now;
   opts.session = provenance();
   opts.keep_failed = o.keep_failed;
+  opts.rebuild_record = o.force;
   opts.tty = tty;
   opts.progress = tty ? stderr : stdout;
   const std::unique_ptr<Runner> runner =

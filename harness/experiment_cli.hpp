@@ -16,9 +16,10 @@ struct ExperimentCommandOptions {
   std::string param_dir;
   bool dry_run = false;
   bool keep_failed = false;
+  bool force = false;  // rebuild an unreadable experiment.json
 };
 
-// --out, --param-dir, --dry-run, --keep-failed.
+// --out, --param-dir, --dry-run, --keep-failed, --force.
 void add_experiment_options(CLI::App* cmd, ExperimentCommandOptions& o);
 
 // Dry run: prints the plan. Otherwise runs it (first Ctrl-C: stop after the current run;

@@ -1,31 +1,24 @@
 #include "harness/experiment_index.hpp"
 
-#include <fstream>
 #include <map>
 #include <stdexcept>
 
+#include "core/io/atomic_file.hpp"
+#include "core/io/input_file.hpp"
 #include "core/trace/run_directory.hpp"
 
 namespace prooflab::harness {
 
 namespace {
 
+// experiment.json grows by one entry per run and per session; far beyond any real plan.
+constexpr std::uintmax_t kMaxRecordBytes = 256ull << 20;
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
   for (const char c : s) out += (c == '"') ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
-}
-
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 }  // namespace
@@ -90,37 +83,39 @@ nlohmann::json plan_json(const ExperimentPlan& plan) {
 }
 
 ExperimentRecord::ExperimentRecord(const ExperimentPlan& plan, std::filesystem::path dir,
-                                   nlohmann::json session)
+                                   nlohmann::json session, bool rebuild_unreadable)
     : plan_(plan), dir_(std::move(dir)), session_(std::move(session)), runs_(plan.runs.size()) {
   session_["start_time"] = trace::iso8601_now();
   session_["end_time"] = nullptr;
   const auto file = dir_ / "experiment.json";
   std::error_code ec;
-  if (std::filesystem::exists(file, ec)) {
-    try {
-      std::ifstream in(file);
-      const auto old = nlohmann::json::parse(in);
-      if (old.contains("sessions") && old["sessions"].is_array())
-        earlier_sessions_ = old["sessions"];
-      if (old.contains("runs") && old["runs"].is_array()) {
-        std::map<std::string, double> seconds;
-        for (const auto& r : old["runs"])
-          if (r.is_object() && r.contains("seconds") && r["seconds"].is_number() &&
-              r.contains("run_dir"))
-            seconds[r["run_dir"].get<std::string>()] = r["seconds"].get<double>();
-        for (const auto& r : plan_.runs)
-          if (auto it = seconds.find(r.run_dir); it != seconds.end())
-            runs_[r.order].seconds = it->second;
-      }
-    } catch (const std::exception&) {
-      // A damaged record is rebuilt from the run directories; the history is lost.
-    }
+  if (!std::filesystem::exists(file, ec)) return;
+  try {
+    const auto old = nlohmann::json::parse(io::read_input_file(file, "experiment record", kMaxRecordBytes));
+    if (!old.is_object() || !old.contains("sessions") || !old["sessions"].is_array() ||
+        !old.contains("runs") || !old["runs"].is_array())
+      throw std::runtime_error("not an experiment record (no 'sessions' and 'runs' arrays)");
+    std::map<std::string, double> seconds;
+    for (const auto& r : old["runs"])
+      if (r.is_object() && r.contains("seconds") && r["seconds"].is_number() &&
+          r.contains("run_dir") && r["run_dir"].is_string())
+        seconds[r["run_dir"].get<std::string>()] = r["seconds"].get<double>();
+    earlier_sessions_ = old["sessions"];
+    for (const auto& r : plan_.runs)
+      if (auto it = seconds.find(r.run_dir); it != seconds.end()) runs_[r.order].seconds = it->second;
+  } catch (const std::exception& e) {
+    if (!rebuild_unreadable)
+      throw std::runtime_error(
+          file.string() + " is unreadable (" + engine::excerpt(e.what()) +
+          "); move it away, or pass --force to rebuild it from the run directories (its "
+          "session history is lost)");
+    earlier_sessions_ = nlohmann::json::array();
   }
 }
 
 void ExperimentRecord::write() const {
   std::filesystem::create_directories(dir_);
-  write_atomically(index_path(), index_csv(plan_, runs_));
+  io::write_file_atomically(index_path(), {index_csv(plan_, runs_)});
 
   nlohmann::json j = plan_json(plan_);
   nlohmann::json session = session_;
@@ -153,7 +148,7 @@ void ExperimentRecord::write() const {
     runs.push_back(std::move(o));
   }
   j["runs"] = runs;
-  write_atomically(dir_ / "experiment.json", j.dump(2) + "\n");
+  io::write_file_atomically(dir_ / "experiment.json", {j.dump(2) + "\n"});
 }
 
 }  // namespace prooflab::harness

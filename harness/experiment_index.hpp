@@ -26,9 +26,12 @@ struct RunRecord {
 
 class ExperimentRecord {
  public:
-  // Takes the earlier sessions and run times from an existing experiment.json (an unreadable
-  // one is replaced). `session` holds command, git_commit, git_dirty.
-  ExperimentRecord(const ExperimentPlan& plan, std::filesystem::path dir, nlohmann::json session);
+  // Takes the earlier sessions and run times from an existing experiment.json. An unreadable
+  // one (not JSON, or not the record's shape) throws naming the file, unless
+  // rebuild_unreadable: then it is replaced and its history lost. `session` holds command,
+  // git_commit, git_dirty.
+  ExperimentRecord(const ExperimentPlan& plan, std::filesystem::path dir, nlohmann::json session,
+                   bool rebuild_unreadable = false);
 
   RunRecord& run(std::size_t order) { return runs_.at(order); }
   const std::vector<RunRecord>& runs() const { return runs_; }

@@ -71,7 +71,7 @@ ExperimentOutcome run_experiment(const ExperimentPlan& plan, const RunnerOptions
   const auto on_disk = scan_runs(plan, dir);
   check_no_conflicts(plan, dir, on_disk);
 
-  ExperimentRecord record(plan, dir, opts.session);
+  ExperimentRecord record(plan, dir, opts.session, opts.rebuild_record);
   std::size_t already = 0;
   for (const auto& r : plan.runs) {
     const RunOnDisk& d = on_disk[r.order];

@@ -37,6 +37,9 @@ struct RunnerOptions {
   const std::atomic<bool>* stop_now = nullptr;
   nlohmann::json session = nlohmann::json::object();  // command, git_commit, git_dirty
   bool keep_failed = false;  // on resume, treat failed runs as done instead of redoing them
+  // An unreadable experiment.json is an error unless set (--force): then it is rebuilt
+  // from the run directories and its session history is lost.
+  bool rebuild_record = false;
   bool tty = false;          // progress as one redrawn line
   std::FILE* progress = stdout;
 };

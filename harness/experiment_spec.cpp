@@ -4,17 +4,17 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include "harness/command_template.hpp"
 #include "harness/toml_source.hpp"
+#include "core/io/input_file.hpp"
+#include "harness/directory_names.hpp"
 
 namespace prooflab::harness {
 
@@ -37,13 +37,6 @@ ExperimentFileError::ExperimentFileError(std::string file, int line, std::string
       file_(std::move(file)),
       line_(line),
       key_(std::move(key)) {}
-
-bool is_safe_name(const std::string& name) {
-  if (name.empty() || name == "." || name == ".." || name.size() > 100) return false;
-  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '.' || c == '_' || c == '+' || c == '-';
-  });
-}
 
 std::string config_value_text(const engine::EngineConfig& cfg, const std::string& key) {
   const nlohmann::json j = cfg.to_json();
@@ -188,9 +181,9 @@ class Parser {
           fail(line, section, k,
                "'" + spec_.name + "' cannot be a directory name (use letters, digits, . _ + -)");
       } else if (k == "reps") {
-        spec_.reps = static_cast<std::uint32_t>(integer(section, k, *node, 1, 100000));
+        spec_.reps = static_cast<std::uint32_t>(integer(section, k, *node, 1, kMaxReps));
       } else if (k == "warmup") {
-        spec_.warmup = static_cast<std::uint32_t>(integer(section, k, *node, 0, 1000));
+        spec_.warmup = static_cast<std::uint32_t>(integer(section, k, *node, 0, kMaxWarmup));
       } else if (k == "seed") {
         spec_.seed = static_cast<std::uint64_t>(
             integer(section, k, *node, 0, std::numeric_limits<std::int64_t>::max()));
@@ -723,11 +716,7 @@ ExperimentSpec parse_experiment_toml(std::string_view text, const std::string& s
 }
 
 ExperimentSpec parse_experiment_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ExperimentFileError(file.string(), 0, "", "", "cannot open the experiment file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_experiment_toml(buffer.str(), file.string());
+  return parse_experiment_toml(io::read_input_file(file, "experiment file", io::kMaxTomlBytes), file.string());
 }
 
 }  // namespace prooflab::harness

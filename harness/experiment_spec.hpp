@@ -65,6 +65,10 @@ struct Exclusion {
   int line = 0;
 };
 
+// Bounds of [experiment] reps and warmup, and of the --reps / --warmup options.
+inline constexpr std::uint32_t kMaxReps = 100000;
+inline constexpr std::uint32_t kMaxWarmup = 1000;
+
 struct ExperimentSpec {
   std::string name, description;
   std::string source = "(command line)";  // the file, for messages and experiment.json
@@ -94,8 +98,5 @@ std::string canonical_value(const std::string& key, const std::string& value);
 // canonical_value for the engine; a command runner's knobs are compared as written.
 std::string knob_canonical(const ExperimentSpec& spec, const std::string& key,
                            const std::string& value);
-
-// Experiment, variant and cell names become directory names: [A-Za-z0-9._+-], not "." or "..".
-bool is_safe_name(const std::string& name);
 
 }  // namespace prooflab::harness

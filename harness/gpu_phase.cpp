@@ -25,6 +25,7 @@
 #include "core/trace/percentile.hpp"
 #include "core/trace/timeline.hpp"
 #include "harness/commands.hpp"
+#include "harness/config_file.hpp"
 
 #ifdef PROOFLAB_HAVE_CUDA
 #include "gpu/engine/cuda_backend.hpp"
@@ -99,9 +100,12 @@ void add_gpu_phase_command(CLI::App& app) {
     std::string vram_limit = "0";
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--circuit", o->circuit, "circuit name")->capture_default_str();
+  cmd->add_option("--circuit", o->circuit, "circuit name")
+      ->capture_default_str()
+      ->check(config_key_check("circuit"));
   cmd->add_option("--constraints", o->constraints, "constraints (the domain is the next power of two)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(config_key_check("constraints"));
   cmd->add_option("--reps", o->reps, "timed repetitions after one warm-up")->capture_default_str()
       ->check(CLI::Range(1u, 1000u));
   cmd->add_option("--out", o->out, "directory for gpu_phase.json and cupti.csv")->capture_default_str();

@@ -17,7 +17,7 @@ void add_matrix_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   cmd->add_option("file", o->file, "experiment file (experiments/*.toml)")->required();
   cmd->add_option("--reps", o->reps, "repetitions per arm (overrides the file's)")
-      ->check(CLI::Range(1u, 100000u));
+      ->check(CLI::Range(1u, kMaxReps));
   add_experiment_options(cmd, o->common);
   cmd->callback([o] {
     auto spec = parse_experiment_file(o->file);

@@ -24,6 +24,22 @@ fs::path param_file_path(const fs::path& dir, const std::string& circuit, std::u
   return dir / (circuit + "-" + std::to_string(constraints) + "-" + hash + ".params");
 }
 
+namespace {
+
+// Reads the cached file and checks it fits the circuit (not only its shape hash).
+groth16::ProvingKey read_cached(const fs::path& path, const r1cs::R1cs& cs,
+                                const groth16::CircuitShape& shape, parallel::ThreadPool& pool) {
+  auto pk = groth16::read_param_file(path, pool, &shape);
+  try {
+    groth16::check_key_fits(pk, cs);
+  } catch (const std::invalid_argument& e) {
+    throw groth16::ParamFileError("parameter file " + path.string() + ": " + e.what());
+  }
+  return pk;
+}
+
+}  // namespace
+
 LoadedParams load_or_generate_params(const fs::path& dir, const std::string& circuit,
                                      std::uint64_t constraints, const r1cs::R1cs& cs,
                                      parallel::ThreadPool& pool, bool generate_if_missing,
@@ -32,7 +48,7 @@ LoadedParams load_or_generate_params(const fs::path& dir, const std::string& cir
   LoadedParams out;
   out.path = param_file_path(dir, circuit, constraints, shape);
   if (fs::exists(out.path)) {
-    out.pk = groth16::read_param_file(out.path, pool, &shape);
+    out.pk = read_cached(out.path, cs, shape, pool);
     return out;
   }
   if (!generate_if_missing)
@@ -45,7 +61,14 @@ LoadedParams load_or_generate_params(const fs::path& dir, const std::string& cir
   groth16::SetupStats stats;
   out.pk = groth16::generate_parameters(cs, groth16::ToxicWaste::generate(setup_seed), pool, &stats);
   fs::create_directories(dir);
-  groth16::write_param_file(out.path, shape, out.pk);
+  // Several processes may generate the same shape at once (a shared cache under Slurm, an
+  // external runner): the first file in place wins and every process proves with it, so a
+  // proof always verifies against the cached key.
+  if (!groth16::write_param_file(out.path, shape, out.pk, groth16::IfExists::kKeep)) {
+    std::printf("setup: another process wrote %s first; using its parameters\n", out.path.c_str());
+    out.pk = read_cached(out.path, cs, shape, pool);
+    return out;
+  }
   out.generated = true;
   std::printf("setup: %llu G1 + %llu G2 points in %.2f s (%.0f points/s on %u threads; QAP %.2f s)\n"
               "setup: wrote %s (%.1f MiB)\n",

@@ -82,7 +82,8 @@ void add_prove_command(CLI::App& app) {
   cmd->add_option("--out", *out_dir, "directory for proof.bin and public_inputs.json")
       ->capture_default_str();
   cmd->add_option("--gpu-threads", *gpu_threads,
-                  "threads of the groth16 pool that runs b_g2_msm (0 = --threads)");
+                  "threads of the groth16 pool that runs b_g2_msm (0 = --threads)")
+      ->check(CLI::Range(0u, engine::kMaxThreads));
   cmd->add_flag("--no-setup", *no_setup, "fail instead of running setup when no parameters exist");
   cmd->add_option("--backend", *backend_name,
                   "cpu: core's prover; cuda: the GPU phase on device 0 (ntt_h then includes msm_h)")

@@ -22,7 +22,7 @@ void add_run_command(CLI::App& app) {
   struct Options {
     std::string config_file, out = "results/runs", run_id, param_dir;
     std::vector<std::string> sets;
-    bool no_verify = false;
+    bool no_verify = false, force = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("config", o->config_file,
@@ -32,6 +32,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--no-verify", o->no_verify, "do not verify the proofs");
   cmd->add_option("--out", o->out, "parent directory of the run directory")->capture_default_str();
   cmd->add_option("--run-id", o->run_id, "run id (default: time, circuit, c, j)");
+  cmd->add_flag("--force", o->force, "replace an existing run directory of this run id");
   cmd->add_option("--param-dir", o->param_dir, "parameter cache directory");
   cmd->callback([o] {
     engine::EngineConfig cfg;
@@ -41,19 +42,22 @@ void add_run_command(CLI::App& app) {
     g_stop = false;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+    // A closed stdout (`prooflab batch ... | head`) stops the run like Ctrl-C, so run.json
+    // ends "interrupted" instead of the process dying mid-run.
+    std::signal(SIGPIPE, on_signal);
     BatchRunOptions opts;
     opts.out_parent = o->out;
     opts.run_id = o->run_id;
+    opts.replace_existing = o->force;
     opts.param_dir = o->param_dir;
     opts.stop = &g_stop;
     const auto outcome = run_batch_to_directory(cfg, opts);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGPIPE, SIG_IGN);  // what is left in stdout's buffer fails quietly at exit
     if (outcome.status == "interrupted")
       throw std::runtime_error("interrupted: the run directory is marked interrupted");
-    if (outcome.status == "failed")
-      throw std::runtime_error(std::to_string(outcome.summary["failed"].get<int>()) +
-                               " proofs failed");
+    if (outcome.status == "failed") throw std::runtime_error(outcome.error);
   });
 }
 

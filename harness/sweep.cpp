@@ -8,6 +8,7 @@
 
 #include "harness/commands.hpp"
 #include "harness/config_file.hpp"
+#include "harness/directory_names.hpp"
 #include "harness/experiment_cli.hpp"
 #include "harness/experiment_spec.hpp"
 
@@ -45,18 +46,20 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--c,--count", o->c, "proof counts c, comma-separated")
       ->required()
       ->delimiter(',')
-      ->check(CLI::Range(1u, 1000000u));
+      ->check(config_key_check("count"));
   cmd->add_option("--j,--concurrency", o->j, "concurrencies j, comma-separated")
       ->required()
       ->delimiter(',')
-      ->check(CLI::Range(1u, 10000u));
+      ->check(config_key_check("concurrency"));
   cmd->add_flag("--pairs", o->pairs, "pair the i-th c with the i-th j instead of every j <= c");
   cmd->add_option("--config", o->config_file, "engine config (TOML) every run starts from");
   cmd->add_option("--set", o->sets, "override a config key: --set lock_policy=two_lock");
   cmd->add_option("--reps", o->reps, "repetitions per cell")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 100000u));
-  cmd->add_option("--warmup", o->warmup, "warm-up runs per cell")->capture_default_str();
+      ->check(CLI::Range(1u, kMaxReps));
+  cmd->add_option("--warmup", o->warmup, "warm-up runs per cell")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, kMaxWarmup));
   cmd->add_option("--seed", o->seed, "shuffle seed of the run order")->capture_default_str();
   cmd->add_option("--name", o->name, "experiment name (default: sweep-c<list>-j<list>)");
   add_experiment_options(cmd, o->common);

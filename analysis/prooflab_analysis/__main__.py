@@ -36,6 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RunFormatError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a directory where a file belongs, a file that cannot be read
+        print(f"error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
     print(path)
     return 0
 

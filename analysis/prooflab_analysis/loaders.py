@@ -346,6 +346,7 @@ def read_csv_strict(
     terminator and does not parse (a run killed mid-write), recording it in `notes`.
     """
     path = Path(path)
+    _require_file(path)
     typed = _read_fast(path, required_columns, spec, check)
     if typed is None:
         typed = _read_pandas(path, required_columns, spec, allow_partial_tail=allow_partial_tail, check=check,
@@ -453,8 +454,15 @@ def read_counters(path: str | Path, **kw: Any) -> pd.DataFrame:
 # -------------------------------------------------------------------------- JSON
 
 
+def _require_file(path: Path) -> None:
+    """A directory where a run file belongs is a format error, not an OSError traceback."""
+    if path.is_dir():
+        raise RunFormatError(path, "is a directory, not a file")
+
+
 def read_json(path: str | Path) -> dict[str, Any]:
     path = Path(path)
+    _require_file(path)
     text = path.read_text(encoding="utf-8")
     try:
         value = json.loads(text)
@@ -561,7 +569,7 @@ def load_experiment(path: str | Path) -> pd.DataFrame:
         "rep": _Col("int", required=True, min_value=0),
         "order": _Col("int", required=True, min_value=0),
         "run_dir": _Col("str", required=True),
-        "status": _Col("str", required=True),
+        "status": _Col("str", required=True, allowed=schema.INDEX_STATUSES),
     }
     frame = read_csv_strict(index_file, schema.INDEX_COLUMNS, spec)
     # Axis columns stay strings in the file; give them numbers where every value is one.

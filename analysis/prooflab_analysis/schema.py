@@ -93,6 +93,8 @@ COUNTERS_COLUMNS: list[str] = ["t_us", "source", "metric", "value", "unit"]
 INDEX_COLUMNS: list[str] = ["experiment", "cell", "variant", "rep", "order", "run_dir", "status"]
 
 RUN_STATUSES: frozenset[str] = frozenset({"complete", "interrupted", "failed", "running"})
+# index.csv says how each run ended (a run left "running" is indexed as interrupted).
+INDEX_STATUSES: frozenset[str] = frozenset({"complete", "interrupted", "failed"})
 
 # Long-format stage timings (stages.csv melted, or CUZK_TIMING lines of a reference log).
 STAGE_LONG_COLUMNS: list[str] = ["job", "partition", "stage", "value_us"]

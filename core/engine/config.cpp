@@ -8,7 +8,8 @@ namespace prooflab::engine {
 namespace {
 
 [[noreturn]] void bad(const std::string& key, const std::string& value, const std::string& accepted) {
-  throw ConfigError("config key '" + key + "': bad value '" + value + "' (accepted: " + accepted + ")");
+  throw ConfigError("config key '" + key + "': bad value '" + excerpt(value) + "' (accepted: " +
+                    accepted + ")");
 }
 
 std::uint64_t parse_uint(const std::string& key, const std::string& v, std::uint64_t lo,
@@ -33,6 +34,12 @@ bool parse_bool(const std::string& key, const std::string& v) {
 }
 
 }  // namespace
+
+std::string excerpt(std::string_view text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return std::string(text);
+  return std::string(text.substr(0, max_chars)) + "... (" + std::to_string(text.size()) +
+         " characters in all)";
+}
 
 const char* to_string(LockPolicy p) {
   switch (p) {
@@ -65,7 +72,21 @@ std::uint64_t parse_bytes(const std::string& key, const std::string& text) {
   const auto it = units.find(unit);
   if (digits.empty() || it == units.end())
     bad(key, text, "a byte count such as 1048576, 512MiB, 16GiB (binary units)");
-  return parse_uint(key, digits, 0, (~0ull) / it->second) * it->second;
+  // The range is stated in the unit the user wrote, so '99999999999TiB' reads as too large
+  // rather than as a complaint about the number 99999999999.
+  const std::uint64_t most = (~0ull) / it->second;
+  auto out_of_range = [&] {
+    throw ConfigError("config key '" + key + "': '" + excerpt(text) + "' is out of range (at most " +
+                      std::to_string(most) + unit + ", 2^64 - 1 bytes)");
+  };
+  std::uint64_t x = 0;
+  try {
+    x = std::stoull(digits);
+  } catch (const std::out_of_range&) {
+    out_of_range();
+  }
+  if (x > most) out_of_range();
+  return x * it->second;
 }
 
 std::vector<std::string> EngineConfig::keys() {
@@ -107,11 +128,11 @@ void EngineConfig::set(const std::string& key, const std::string& v) {
     else if (v == "inline") dealloc_policy = DeallocPolicy::kInline;
     else bad(key, v, "async | serialized | inline");
   } else if (key == "gpu_threads") {
-    gpu_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+    gpu_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, kMaxThreads));
   } else if (key == "synth_threads") {
-    synth_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+    synth_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, kMaxThreads));
   } else if (key == "device_threads") {
-    device_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+    device_threads = static_cast<std::uint32_t>(parse_uint(key, v, 0, kMaxThreads));
   } else if (key == "throttle") {
     throttle = parse_bool(key, v);
   } else if (key == "gpu_workers_per_device") {
@@ -129,11 +150,16 @@ void EngineConfig::set(const std::string& key, const std::string& v) {
   } else {
     std::string all;
     for (const auto& k : keys()) all += (all.empty() ? "" : ", ") + k;
-    throw ConfigError("unknown config key '" + key + "' (known keys: " + all + ")");
+    throw ConfigError("unknown config key '" + excerpt(key) + "' (known keys: " + all + ")");
   }
 }
 
 void EngineConfig::validate() const {
+  // set() refuses 0; a field assigned directly must not reach the engine as 0 either (a
+  // concurrency of 0 would never submit a job).
+  if (count == 0 || concurrency == 0)
+    throw ConfigError("config: count (" + std::to_string(count) + ") and concurrency (" +
+                      std::to_string(concurrency) + ") must be at least 1");
   if (concurrency > count)
     throw ConfigError("config: concurrency (" + std::to_string(concurrency) +
                       ") must not exceed count (" + std::to_string(count) + ")");

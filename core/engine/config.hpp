@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace prooflab::engine {
@@ -17,6 +18,10 @@ enum class DeallocPolicy { kAsync, kSerialized, kInline };
 
 const char* to_string(LockPolicy p);
 const char* to_string(DeallocPolicy p);
+
+// The most threads any pool may have (config keys and --threads options alike): far above a
+// real host, far below what exhausts a machine's task limit.
+inline constexpr std::uint32_t kMaxThreads = 4096;
 
 class ConfigError : public std::invalid_argument {
  public:
@@ -54,6 +59,10 @@ struct EngineConfig {
   nlohmann::json to_json() const;
   static std::vector<std::string> keys();
 };
+
+// At most max_chars of text for an error message, marked when cut: a message never carries
+// a whole pasted file or a line of binary.
+std::string excerpt(std::string_view text, std::size_t max_chars = 200);
 
 // Parses "1024", "16GiB", "512MiB", "2G" (binary units) into bytes.
 std::uint64_t parse_bytes(const std::string& key, const std::string& text);

@@ -19,6 +19,7 @@
 #include "core/groth16/proof_bundle.hpp"
 #include "core/groth16/prover.hpp"
 #include "core/groth16/qap.hpp"
+#include "core/groth16/setup.hpp"
 #include "core/groth16/verifier.hpp"
 #include "core/parallel/thread_pool.hpp"
 #include "core/trace/percentile.hpp"
@@ -114,6 +115,7 @@ class Engine {
         cfg_(in.config),
         tl_(in.timeline),
         domain_(groth16::qap_domain_size(in.cs)),
+        shape_hash_(groth16::shape_hash(in.cs)),
         host_bytes_(estimate_host_bytes(in.cs, domain_)),
         budget_(cfg_.host_mem_budget
                     ? cfg_.host_mem_budget
@@ -490,8 +492,14 @@ class Engine {
         }
       }
       if (in_.run_dir && reason.empty()) {
-        groth16::ProofBundle bundle{cfg_.circuit, cfg_.constraints, 0, std::move(proofs), std::move(inputs)};
-        groth16::write_proof_bundle(in_.run_dir->proofs_dir() / ("job_" + std::to_string(seq)), bundle);
+        groth16::ProofBundle bundle{cfg_.circuit, cfg_.constraints, shape_hash_, std::move(proofs),
+                                    std::move(inputs)};
+        // A proof that is not on disk is not a completed job (a full disk, no inodes left).
+        try {
+          groth16::write_proof_bundle(in_.run_dir->proofs_dir() / ("job_" + std::to_string(seq)), bundle);
+        } catch (const std::exception& e) {
+          reason = std::string("writing the proofs: ") + e.what();
+        }
       }
     }
     rep.ok = reason.empty() && !failed;
@@ -560,6 +568,7 @@ class Engine {
   const EngineConfig& cfg_;
   trace::TimelineRecorder& tl_;
   const std::size_t domain_;
+  const std::uint64_t shape_hash_;  // written beside each job's proofs, checked by `verify`
   const std::uint64_t host_bytes_;
   ByteBudget budget_;
   parallel::ThreadPool synth_pool_, groth16_pool_;

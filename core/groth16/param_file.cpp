@@ -8,41 +8,19 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include "core/curve/serialize.hpp"
+#include "core/io/atomic_file.hpp"
 
 namespace prooflab::groth16 {
 namespace {
 
 constexpr char kMagic[8] = {'P', 'L', 'A', 'B', 'G', '1', '6', '\0'};
 constexpr char kCurve[16] = "BLS12-381";
-constexpr std::size_t kSections = 7;
-constexpr std::array<const char*, kSections> kSectionNames = {"VK", "IC", "H", "L",
-                                                             "A", "B_G1", "B_G2"};
-
-struct SectionEntry {
-  char name[8];
-  std::uint64_t offset;  // from the start of the file
-  std::uint64_t count;   // points (VK: 1 record of 3 G1 + 3 G2)
-  std::uint32_t point_bytes;
-  std::uint32_t reserved;
-};
-
-struct Header {
-  char magic[8];
-  std::uint32_t version;
-  std::uint32_t header_bytes;
-  char curve[16];
-  std::uint64_t num_inputs, num_aux, num_constraints, domain_size, shape_hash;
-  SectionEntry sections[kSections];
-  std::uint64_t body_checksum;
-  std::uint64_t header_checksum;  // of every header byte before this field
-};
-static_assert(sizeof(Header) % 8 == 0);
-
-constexpr std::size_t kVkBytes = 3 * 96 + 3 * 192;
+constexpr std::size_t kSections = kParamSections;
+using Header = ParamFileHeader;
+using SectionEntry = ParamFileSection;
 
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
   throw ParamFileError("parameter file " + path.string() + ": " + what);
@@ -82,7 +60,58 @@ class MappedFile {
   std::size_t size_ = 0;
 };
 
-Header read_header(const std::filesystem::path& path, const MappedFile& f) {
+// The section table against the file's length and the header's own sizes. Sizes are
+// compared by division, never by multiplying counts that a crafted file may set near 2^64.
+void check_sections(const std::filesystem::path& path, const Header& h, std::size_t file_size) {
+  std::uint64_t next = sizeof(Header);  // the sections follow the header back to back
+  for (std::size_t s = 0; s < kSections; ++s) {
+    const auto& e = h.sections[s];
+    const std::string name = kParamSectionNames[s];
+    if (std::strncmp(e.name, kParamSectionNames[s], sizeof e.name) != 0)
+      fail(path, "section " + std::to_string(s) + " is not " + name);
+    if (e.point_bytes != kParamPointBytes[s])
+      fail(path, "section " + name + " has " + std::to_string(e.point_bytes) +
+                     "-byte entries, expected " + std::to_string(kParamPointBytes[s]));
+    if (e.offset != next)
+      fail(path, "section " + name + " starts at byte " + std::to_string(e.offset) +
+                     ", expected " + std::to_string(next) + " (right after the previous one)");
+    if (e.offset > file_size || e.count > (file_size - e.offset) / e.point_bytes)
+      fail(path, "truncated: section " + name + " needs " + std::to_string(e.count) + " x " +
+                     std::to_string(e.point_bytes) + " bytes from byte " + std::to_string(e.offset) +
+                     " but the file has " + std::to_string(file_size));
+    next = e.offset + e.count * e.point_bytes;  // <= file_size: cannot overflow
+  }
+  if (next != file_size)
+    fail(path, "size mismatch: sections end at byte " + std::to_string(next) +
+                   " but the file has " + std::to_string(file_size) + " bytes");
+
+  // The counts the header's circuit sizes imply (see keys.hpp): IC one per input, L one per
+  // aux variable, H domain - 1, A every input and some aux, B_G1 and B_G2 the same subset.
+  auto count_of = [&](std::size_t s) { return h.sections[s].count; };
+  auto expect = [&](std::size_t s, bool ok, const std::string& should) {
+    if (!ok)
+      fail(path, std::string("section ") + kParamSectionNames[s] + " holds " +
+                     std::to_string(count_of(s)) + " entries, but the header's circuit (" +
+                     "inputs=" + std::to_string(h.num_inputs) + " aux=" + std::to_string(h.num_aux) +
+                     " domain=" + std::to_string(h.domain_size) + ") needs " + should);
+  };
+  const std::uint64_t vars = h.num_inputs + h.num_aux;
+  if (h.num_inputs == 0 || vars < h.num_inputs || h.domain_size == 0 ||
+      (h.domain_size & (h.domain_size - 1)) != 0)
+    fail(path, "header: inputs=" + std::to_string(h.num_inputs) + " aux=" +
+                   std::to_string(h.num_aux) + " domain=" + std::to_string(h.domain_size) +
+                   " is not a circuit (at least one input, a power-of-two domain)");
+  expect(0, count_of(0) == 1, "1");
+  expect(1, count_of(1) == h.num_inputs, std::to_string(h.num_inputs));
+  expect(2, count_of(2) == h.domain_size - 1, std::to_string(h.domain_size - 1));
+  expect(3, count_of(3) == h.num_aux, std::to_string(h.num_aux));
+  expect(4, count_of(4) >= h.num_inputs && count_of(4) <= vars,
+         "from " + std::to_string(h.num_inputs) + " to " + std::to_string(vars));
+  expect(5, count_of(5) <= vars, "at most " + std::to_string(vars));
+  expect(6, count_of(6) == count_of(5), std::to_string(count_of(5)) + " (as many as B_G1)");
+}
+
+Header read_header(const std::filesystem::path& path, std::span<const std::uint8_t> f) {
   if (f.size() < sizeof(Header))
     fail(path, "truncated: " + std::to_string(f.size()) + " bytes, shorter than the " +
                    std::to_string(sizeof(Header)) + "-byte header");
@@ -99,15 +128,7 @@ Header read_header(const std::filesystem::path& path, const MappedFile& f) {
   if (std::strncmp(h.curve, kCurve, sizeof kCurve) != 0)
     fail(path, std::string("written for curve '") + std::string(h.curve, strnlen(h.curve, 16)) +
                    "', expected BLS12-381");
-  for (std::size_t s = 0; s < kSections; ++s) {
-    const auto& e = h.sections[s];
-    if (std::strncmp(e.name, kSectionNames[s], sizeof e.name) != 0)
-      fail(path, std::string("section ") + std::to_string(s) + " is not " + kSectionNames[s]);
-    if (e.offset + e.count * e.point_bytes > f.size())
-      fail(path, std::string("truncated: section ") + kSectionNames[s] + " ends at byte " +
-                     std::to_string(e.offset + e.count * e.point_bytes) + " but the file has " +
-                     std::to_string(f.size()));
-  }
+  check_sections(path, h, f.size());
   return h;
 }
 
@@ -122,11 +143,9 @@ std::string describe(const CircuitShape& s) {
 }
 
 template <class Point, std::size_t N, class Decode>
-std::vector<Point> get_points(const std::filesystem::path& path, const MappedFile& f,
+std::vector<Point> get_points(const std::filesystem::path& path, std::span<const std::uint8_t> f,
                               const SectionEntry& e, Decode&& decode, parallel::ThreadPool& pool) {
-  if (e.point_bytes != N)
-    fail(path, std::string("section ") + e.name + " has " + std::to_string(e.point_bytes) +
-                   "-byte points, expected " + std::to_string(N));
+  // check_sections vouched for the point size and that count * N bytes lie in the file.
   std::vector<Point> out(e.count);
   pool.parallel_for(e.count, 4096, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
@@ -159,8 +178,8 @@ std::uint64_t checksum64(const std::uint8_t* data, std::size_t size) {
   return h ^ (h >> 33);
 }
 
-void write_param_file(const std::filesystem::path& path, const CircuitShape& shape,
-                      const ProvingKey& pk) {
+bool write_param_file(const std::filesystem::path& path, const CircuitShape& shape,
+                      const ProvingKey& pk, IfExists if_exists) {
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.version = kParamFileVersion;
@@ -205,44 +224,48 @@ void write_param_file(const std::filesystem::path& path, const CircuitShape& sha
   put_points<curve::G2Affine, 192>(body, pk.b_g2, g2);
   for (std::size_t s = 0; s < kSections; ++s) {
     auto& e = h.sections[s];
-    std::strncpy(e.name, kSectionNames[s], sizeof e.name);
+    std::strncpy(e.name, kParamSectionNames[s], sizeof e.name);
     e.offset = offsets[s];
     e.count = counts[s];
-    e.point_bytes = s == 0 ? kVkBytes : (s == 6 ? 192 : 96);
+    e.point_bytes = kParamPointBytes[s];
   }
   h.body_checksum = checksum64(body.data(), body.size());
   h.header_checksum =
       checksum64(reinterpret_cast<const std::uint8_t*>(&h), offsetof(Header, header_checksum));
 
-  // Write to a temporary name and rename, so a crash never leaves a half file in the cache.
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(tmp, std::string("cannot create: ") + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(&h), sizeof h);
-    out.write(reinterpret_cast<const char*>(body.data()), static_cast<std::streamsize>(body.size()));
-    if (!out) fail(tmp, "write failed (disk full?)");
+  // Whole or not at all (a crash or a full disk never leaves half a file in the cache), and
+  // never over another writer's file: the key a process proves with is the key on disk.
+  const std::string_view parts[] = {
+      {reinterpret_cast<const char*>(&h), sizeof h},
+      {reinterpret_cast<const char*>(body.data()), body.size()}};
+  try {
+    if (if_exists == IfExists::kReplace) {
+      io::write_file_atomically(path, {parts[0], parts[1]});
+      return true;
+    }
+    return io::create_file_atomically(path, {parts[0], parts[1]});
+  } catch (const io::FileWriteError& e) {
+    fail(path, e.what());
   }
-  std::filesystem::rename(tmp, path);
 }
 
 CircuitShape read_param_file_shape(const std::filesystem::path& path) {
   const MappedFile f(path);
-  return shape_of(read_header(path, f));
+  return shape_of(read_header(path, {f.data(), f.size()}));
 }
 
 ProvingKey read_param_file(const std::filesystem::path& path, parallel::ThreadPool& pool,
                            const CircuitShape* expected) {
   const MappedFile f(path);
+  return read_param_bytes({f.data(), f.size()}, path, pool, expected);
+}
+
+ProvingKey read_param_bytes(std::span<const std::uint8_t> f, const std::filesystem::path& path,
+                            parallel::ThreadPool& pool, const CircuitShape* expected) {
   const Header h = read_header(path, f);
   if (expected && !(shape_of(h) == *expected))
     fail(path, "made for another circuit shape: file has " + describe(shape_of(h)) +
                    ", expected " + describe(*expected));
-  const std::size_t body_end = h.sections[kSections - 1].offset +
-                               h.sections[kSections - 1].count * h.sections[kSections - 1].point_bytes;
-  if (body_end != f.size())
-    fail(path, "size mismatch: sections end at byte " + std::to_string(body_end) +
-                   " but the file has " + std::to_string(f.size()) + " bytes");
   if (checksum64(f.data() + sizeof(Header), f.size() - sizeof(Header)) != h.body_checksum)
     fail(path, "body checksum mismatch (corrupt or modified file)");
 
@@ -250,13 +273,17 @@ ProvingKey read_param_file(const std::filesystem::path& path, parallel::ThreadPo
   auto g1 = [&](std::span<const std::uint8_t, 96> b) { return curve::g1_from_uncompressed(b, skip); };
   auto g2 = [&](std::span<const std::uint8_t, 192> b) { return curve::g2_from_uncompressed(b, skip); };
   ProvingKey pk;
-  const std::uint8_t* vkb = f.data() + h.sections[0].offset;
-  pk.vk.alpha_g1 = g1(std::span<const std::uint8_t, 96>(vkb, 96));
-  pk.vk.beta_g1 = g1(std::span<const std::uint8_t, 96>(vkb + 96, 96));
-  pk.vk.delta_g1 = g1(std::span<const std::uint8_t, 96>(vkb + 192, 96));
-  pk.vk.beta_g2 = g2(std::span<const std::uint8_t, 192>(vkb + 288, 192));
-  pk.vk.gamma_g2 = g2(std::span<const std::uint8_t, 192>(vkb + 480, 192));
-  pk.vk.delta_g2 = g2(std::span<const std::uint8_t, 192>(vkb + 672, 192));
+  try {
+    const std::uint8_t* vkb = f.data() + h.sections[0].offset;
+    pk.vk.alpha_g1 = g1(std::span<const std::uint8_t, 96>(vkb, 96));
+    pk.vk.beta_g1 = g1(std::span<const std::uint8_t, 96>(vkb + 96, 96));
+    pk.vk.delta_g1 = g1(std::span<const std::uint8_t, 96>(vkb + 192, 96));
+    pk.vk.beta_g2 = g2(std::span<const std::uint8_t, 192>(vkb + 288, 192));
+    pk.vk.gamma_g2 = g2(std::span<const std::uint8_t, 192>(vkb + 480, 192));
+    pk.vk.delta_g2 = g2(std::span<const std::uint8_t, 192>(vkb + 672, 192));
+  } catch (const curve::DecodeError& err) {
+    fail(path, std::string("section VK: ") + err.what());
+  }
   pk.vk.ic = get_points<curve::G1Affine, 96>(path, f, h.sections[1], g1, pool);
   pk.h = get_points<curve::G1Affine, 96>(path, f, h.sections[2], g1, pool);
   pk.l = get_points<curve::G1Affine, 96>(path, f, h.sections[3], g1, pool);
@@ -264,6 +291,14 @@ ProvingKey read_param_file(const std::filesystem::path& path, parallel::ThreadPo
   pk.b_g1 = get_points<curve::G1Affine, 96>(path, f, h.sections[5], g1, pool);
   pk.b_g2 = get_points<curve::G2Affine, 192>(path, f, h.sections[6], g2, pool);
   return pk;
+}
+
+void reseal_param_bytes(std::span<std::uint8_t> f) {
+  if (f.size() < sizeof(Header)) return;
+  const std::uint64_t body = checksum64(f.data() + sizeof(Header), f.size() - sizeof(Header));
+  std::memcpy(f.data() + offsetof(Header, body_checksum), &body, sizeof body);
+  const std::uint64_t head = checksum64(f.data(), offsetof(Header, header_checksum));
+  std::memcpy(f.data() + offsetof(Header, header_checksum), &head, sizeof head);
 }
 
 }  // namespace prooflab::groth16

@@ -21,6 +21,7 @@ struct ProofBundle {
   std::vector<std::vector<field::Fr>> public_inputs;  // one list per partition (without ONE)
 };
 
+// Each file is written whole or not at all; throws io::FileWriteError naming the file.
 void write_proof_bundle(const std::filesystem::path& dir, const ProofBundle& b);
 // Throws std::runtime_error naming the file and the problem (size not a multiple of 192,
 // JSON key missing, hex not canonical, partition counts that disagree, a point that fails

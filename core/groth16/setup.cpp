@@ -66,6 +66,21 @@ CircuitShape circuit_shape(const r1cs::R1cs& cs) {
   return {cs.num_inputs, cs.num_aux, cs.num_constraints, qap_domain_size(cs), shape_hash(cs)};
 }
 
+void check_key_fits(const ProvingKey& pk, const r1cs::R1cs& cs) {
+  const std::size_t a = cs.num_inputs + cs.a_aux_density.count();
+  const std::size_t b = cs.b_input_density.count() + cs.b_aux_density.count();
+  const std::size_t domain = qap_domain_size(cs);
+  const std::pair<const char*, std::pair<std::size_t, std::size_t>> sizes[] = {
+      {"IC", {pk.vk.ic.size(), cs.num_inputs}}, {"H", {pk.h.size(), domain - 1}},
+      {"L", {pk.l.size(), cs.num_aux}},         {"A", {pk.a.size(), a}},
+      {"B_G1", {pk.b_g1.size(), b}},            {"B_G2", {pk.b_g2.size(), b}}};
+  for (const auto& [name, have_need] : sizes)
+    if (have_need.first != have_need.second)
+      throw std::invalid_argument(std::string("section ") + name + " holds " +
+                                  std::to_string(have_need.first) + " points, the circuit needs " +
+                                  std::to_string(have_need.second));
+}
+
 ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
                                parallel::ThreadPool& pool, SetupStats* stats) {
   auto t0 = std::chrono::steady_clock::now();

@@ -40,6 +40,12 @@ std::uint64_t shape_hash(const r1cs::R1cs& cs);
 // matrices and densities).
 CircuitShape circuit_shape(const r1cs::R1cs& cs);
 
+// A key read from a file matches the circuit's shape hash, but only the circuit says how
+// many variables are dense: throws std::invalid_argument naming the section (A, B_G1, B_G2)
+// when the key's queries are not exactly the ones generate_parameters makes for cs, so the
+// prover never indexes past the end of one.
+void check_key_fits(const ProvingKey& pk, const r1cs::R1cs& cs);
+
 ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
                                parallel::ThreadPool& pool, SetupStats* stats = nullptr);
 

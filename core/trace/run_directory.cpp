@@ -1,5 +1,7 @@
 #include "core/trace/run_directory.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +11,8 @@
 #include <fstream>
 #include <stdexcept>
 #include <thread>
+
+#include "core/io/atomic_file.hpp"
 
 namespace prooflab::trace {
 
@@ -45,31 +49,36 @@ RunDirectory::RunDirectory(fs::path dir, nlohmann::json metadata)
   meta_["start_time"] = iso8601_now();
   meta_["end_time"] = nullptr;
   meta_["status"] = "running";
-  write_json(dir_ / "run.json", meta_);
-  const auto stages = dir_ / "stages.csv";
-  stages_ = std::fopen(stages.c_str(), "w");
-  if (!stages_) throw std::runtime_error("cannot create " + stages.string() + ": " + std::strerror(errno));
-  std::fputs("job,partition,worker,device,status,synth_us,prep_msm_us,queue_us,lock_wait_us,"
-             "prestage_us,ntt_h_us,batch_add_us,tail_msm_us,gpu_total_us,lock_held_us,"
-             "b_g2_msm_us,epilogue_us,dealloc_us,host_bytes,vram_peak_bytes,prestage,"
-             "pre_destructor_us\n",
-             stages_);
-  std::fflush(stages_);
+  write_run_json();
+  stages_ = std::make_unique<RowFile>(
+      dir_ / "stages.csv",
+      "job,partition,worker,device,status,synth_us,prep_msm_us,queue_us,lock_wait_us,"
+      "prestage_us,ntt_h_us,batch_add_us,tail_msm_us,gpu_total_us,lock_held_us,"
+      "b_g2_msm_us,epilogue_us,dealloc_us,host_bytes,vram_peak_bytes,prestage,"
+      "pre_destructor_us\n");
 }
 
-RunDirectory::~RunDirectory() {
-  if (stages_) std::fclose(stages_);
-}
+RunDirectory::~RunDirectory() = default;
 
-void RunDirectory::write_json(const fs::path& p, const nlohmann::json& j) {
-  // Write then rename: a reader never sees half a JSON document.
-  const auto tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << j.dump(2) << "\n";
-    if (!out) throw std::runtime_error("cannot write " + tmp);
+void RunDirectory::write_run_json() {
+  const auto path = dir_ / "run.json";
+  const std::string text = meta_.dump(2) + "\n";
+  try {
+    io::write_file_atomically(path, {text});
+  } catch (const io::FileWriteError& e) {
+    // No room for a new file (a full disk, no inodes): rewrite it in place when the text
+    // fits the blocks it already holds, so the final status still gets recorded.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 ||
+        static_cast<std::uint64_t>(st.st_blocks) * 512 < text.size() ||
+        ::pwrite(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
+        ::ftruncate(fd, static_cast<off_t>(text.size())) != 0) {
+      if (fd >= 0) ::close(fd);
+      throw;
+    }
+    ::close(fd);
   }
-  fs::rename(tmp, p);
 }
 
 void RunDirectory::append_stage_row(const StageRow& r) {
@@ -87,22 +96,41 @@ void RunDirectory::append_stage_row(const StageRow& r) {
       std::to_string(r.host_bytes) + "," + std::to_string(r.vram_peak_bytes) + "," + r.prestage +
       "," + field(r.pre_destructor_us) + "\n";
   std::lock_guard lock(mutex_);
-  std::fputs(line.c_str(), stages_);
-  std::fflush(stages_);
+  stages_->append(line);
+}
+
+std::string RunDirectory::stages_error() {
+  std::lock_guard lock(mutex_);
+  return stages_->error();
 }
 
 void RunDirectory::set_metadata(const std::string& key, const nlohmann::json& value) {
   std::lock_guard lock(mutex_);
   meta_[key] = value;
-  write_json(dir_ / "run.json", meta_);
+  write_run_json();
 }
 
-void RunDirectory::finish(const std::string& status, const nlohmann::json& summary) {
+std::string RunDirectory::finish(const std::string& status, const nlohmann::json& summary,
+                                 std::vector<std::string>* errors_in_out) {
   std::lock_guard lock(mutex_);
-  meta_["status"] = status;
+  std::vector<std::string> none;
+  std::vector<std::string>& errors = errors_in_out ? *errors_in_out : none;
+  if (!summary.is_null()) {
+    try {
+      io::write_file_atomically(dir_ / "summary.json", {summary.dump(2) + "\n"});
+    } catch (const io::FileWriteError& e) {
+      errors.push_back(e.what());
+    }
+  }
+  meta_["status"] = errors.empty() ? status : "failed";
   meta_["end_time"] = iso8601_now();
-  write_json(dir_ / "run.json", meta_);
-  if (!summary.is_null()) write_json(dir_ / "summary.json", summary);
+  if (!errors.empty()) {
+    std::string all;
+    for (const auto& e : errors) all += (all.empty() ? "" : "; ") + e;
+    meta_["error"] = all;
+  }
+  write_run_json();
+  return meta_["status"].get<std::string>();
 }
 
 }  // namespace prooflab::trace

@@ -21,19 +21,33 @@ struct TimelineRecorder::Ring {
   std::array<EventRecord, kCapacity> slots;
   alignas(64) std::atomic<std::size_t> head{0};  // next slot to write (producer)
   alignas(64) std::atomic<std::size_t> tail{0};  // next slot to read (consumer)
+  // Set by the producer after its last write (thread exit, or a newer recorder): once the
+  // flusher has drained it, nobody writes to this ring again.
+  std::atomic<bool> retired{false};
 };
 
 namespace {
 std::atomic<std::uint64_t> next_generation{1};
 }
 
+// This thread's ring. Shared with the recorder, so neither outlives the other's use of it:
+// a thread that exits retires its ring, and a recorder destroyed first leaves the ring to
+// the thread until it exits.
+struct TimelineRecorder::ThreadRing {
+  std::uint64_t generation = 0;
+  std::shared_ptr<Ring> ring;
+  void retire() {
+    if (ring) ring->retired.store(true, std::memory_order_release);
+    ring.reset();
+  }
+  ~ThreadRing() { retire(); }
+};
+
 TimelineRecorder::TimelineRecorder(const std::filesystem::path& path)
     : epoch_ns_(monotonic_ns()), generation_(next_generation.fetch_add(1)) {
   if (path.empty()) return;
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_) throw std::runtime_error("cannot create " + path.string() + ": " + std::strerror(errno));
-  std::fputs("t_us,event,job,partition,worker,device,detail\n", file_);
-  std::fflush(file_);
+  file_ = std::make_unique<RowFile>(path, "t_us,event,job,partition,worker,device,detail\n");
+  enabled_ = true;
   flusher_ = std::thread([this] {
     std::unique_lock lock(wake_mutex_);
     while (!stop_.load()) {
@@ -48,24 +62,23 @@ TimelineRecorder::TimelineRecorder(const std::filesystem::path& path)
 TimelineRecorder::~TimelineRecorder() { close(); }
 
 TimelineRecorder::Ring& TimelineRecorder::ring_for_this_thread() {
-  // One cached ring per thread for the most recent recorder; a new recorder (a new run in
-  // the same process) registers a fresh ring on first use.
-  thread_local std::uint64_t cached_generation = 0;
-  thread_local Ring* cached = nullptr;
-  if (cached_generation != generation_) {
-    auto ring = std::make_unique<Ring>();
-    cached = ring.get();
+  // One ring per thread for the most recent recorder; a new recorder (a new run in the same
+  // process) retires the old one and registers a fresh ring on first use.
+  thread_local ThreadRing mine;
+  if (mine.generation != generation_) {
+    mine.retire();
+    mine.ring = std::make_shared<Ring>();
+    mine.generation = generation_;
     std::lock_guard lock(rings_mutex_);
-    rings_.push_back(std::move(ring));
-    cached_generation = generation_;
+    rings_.push_back(mine.ring);
   }
-  return *cached;
+  return *mine.ring;
 }
 
 std::int64_t TimelineRecorder::record(Event e, int job, int partition, int worker, int device,
                                       std::string_view detail) {
   const std::int64_t t = now_us();
-  if (!file_) return t;
+  if (!enabled_.load(std::memory_order_relaxed)) return t;
   Ring& ring = ring_for_this_thread();
   const std::size_t head = ring.head.load(std::memory_order_relaxed);
   // Full ring (the flusher fell >4096 events behind this thread): wait for it.
@@ -88,7 +101,7 @@ std::int64_t TimelineRecorder::record(Event e, int job, int partition, int worke
   return t;
 }
 
-void TimelineRecorder::write_row(const EventRecord& r) {
+void TimelineRecorder::append_row(std::string& out, const EventRecord& r) {
   char buf[256];
   int len = std::snprintf(buf, sizeof buf, "%lld,%s,", static_cast<long long>(r.t_us), event_name(r.event));
   for (const std::int32_t v : {r.job, r.partition, r.worker, r.device}) {
@@ -96,7 +109,7 @@ void TimelineRecorder::write_row(const EventRecord& r) {
     buf[len++] = ',';
   }
   len += std::snprintf(buf + len, sizeof buf - len, "%s\n", r.detail.data());
-  std::fwrite(buf, 1, static_cast<std::size_t>(len), file_);
+  out.append(buf, static_cast<std::size_t>(len));
 }
 
 void TimelineRecorder::flush() { drain(false); }
@@ -104,28 +117,46 @@ void TimelineRecorder::flush() { drain(false); }
 void TimelineRecorder::drain(bool last) {
   std::lock_guard file_lock(file_mutex_);
   if (!file_) return;
-  std::vector<Ring*> rings;
+  std::vector<std::shared_ptr<Ring>> rings;
   {
     std::lock_guard lock(rings_mutex_);
-    for (auto& r : rings_) rings.push_back(r.get());
+    rings = rings_;
   }
   RecordSink* const sink = record_sink_.load(std::memory_order_acquire);
   std::vector<EventRecord> drained;  // for the sink only
-  for (Ring* ring : rings) {
+  std::vector<const Ring*> drained_for_good;
+  std::string rows;
+  for (const auto& ring : rings) {
+    // retired before head: a retired ring's head is final, so draining to it empties it.
+    const bool retired = ring->retired.load(std::memory_order_acquire);
     const std::size_t head = ring->head.load(std::memory_order_acquire);
     std::size_t tail = ring->tail.load(std::memory_order_relaxed);
     for (; tail != head; ++tail) {
       const EventRecord& r = ring->slots[tail % Ring::kCapacity];
-      write_row(r);
+      append_row(rows, r);
       if (sink) drained.push_back(r);
     }
     ring->tail.store(tail, std::memory_order_release);
+    if (retired) drained_for_good.push_back(ring.get());
   }
-  std::fflush(file_);
+  if (!drained_for_good.empty()) {
+    std::lock_guard lock(rings_mutex_);
+    std::erase_if(rings_, [&](const std::shared_ptr<Ring>& r) {
+      return std::find(drained_for_good.begin(), drained_for_good.end(), r.get()) !=
+             drained_for_good.end();
+    });
+  }
+  if (!rows.empty()) file_->append(rows);  // a failure is kept in file_ (write_error)
   if (sink) sink->deliver(drained, last);
 }
 
+std::size_t TimelineRecorder::rings_in_use() {
+  std::lock_guard lock(rings_mutex_);
+  return rings_.size();
+}
+
 void TimelineRecorder::close() {
+  enabled_.store(false);
   if (flusher_.joinable()) {
     stop_.store(true);
     wake_.notify_all();
@@ -134,9 +165,14 @@ void TimelineRecorder::close() {
   drain(/*last=*/true);
   std::lock_guard lock(file_mutex_);
   if (file_) {
-    std::fclose(file_);
-    file_ = nullptr;
+    closed_error_ = file_->error();
+    file_.reset();
   }
+}
+
+std::string TimelineRecorder::write_error() {
+  std::lock_guard lock(file_mutex_);
+  return file_ ? file_->error() : closed_error_;
 }
 
 }  // namespace prooflab::trace

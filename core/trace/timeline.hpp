@@ -5,6 +5,9 @@
 // (no lock, no allocation on the hot path); a background thread drains the rings every
 // 20 ms into the file and flushes it, so a killed run loses at most the last 20 ms.
 // Per-thread order is kept, which gives the per-worker time order the analysis relies on.
+// A ring lives as long as its thread: the engine starts a thread per asynchronous dealloc,
+// so the flusher frees the ring of a thread that has exited once it has drained it
+// (otherwise each partition would leave ~0.5 MB behind).
 #pragma once
 
 #include <array>
@@ -16,11 +19,13 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
 #include "core/trace/events.hpp"
+#include "core/trace/row_file.hpp"
 #include "core/trace/stage_listener.hpp"
 
 namespace prooflab::trace {
@@ -53,7 +58,7 @@ class TimelineRecorder {
   TimelineRecorder(const TimelineRecorder&) = delete;
   TimelineRecorder& operator=(const TimelineRecorder&) = delete;
 
-  bool enabled() const { return file_ != nullptr; }
+  bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
   std::int64_t epoch_ns() const { return epoch_ns_; }
   std::int64_t now_us() const { return (monotonic_ns() - epoch_ns_) / 1000; }
 
@@ -65,8 +70,13 @@ class TimelineRecorder {
   void flush();
   // Final flush and close; idempotent.
   void close();
+  // Why timeline.csv stopped short (a full disk: RowFile), or empty.
+  std::string write_error();
 
   std::uint64_t events_recorded() const { return recorded_.load(std::memory_order_relaxed); }
+  // Rings registered and not yet freed: one per live recording thread, plus the rings of
+  // threads that exited since the last flush.
+  std::size_t rings_in_use();
 
   // The observer of engine stages (NVTX ranges in the CUDA build); null = none. Set it
   // before the engine runs; it must outlive the run. Independent of enabled().
@@ -79,15 +89,18 @@ class TimelineRecorder {
 
  private:
   struct Ring;
+  struct ThreadRing;
   Ring& ring_for_this_thread();
-  void write_row(const EventRecord& r);
+  static void append_row(std::string& out, const EventRecord& r);
   void drain(bool last);
 
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<RowFile> file_;  // null once closed, or when recording is off
+  std::atomic<bool> enabled_{false};  // false again once closed: record() then drops
+  std::string closed_error_;  // write_error() after close()
   std::int64_t epoch_ns_;
   std::uint64_t generation_;
   std::mutex rings_mutex_, file_mutex_;
-  std::vector<std::unique_ptr<Ring>> rings_;
+  std::vector<std::shared_ptr<Ring>> rings_;
   std::atomic<std::uint64_t> recorded_{0};
   std::atomic<StageListener*> stage_listener_{nullptr};
   std::atomic<RecordSink*> record_sink_{nullptr};

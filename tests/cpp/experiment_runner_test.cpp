@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/directory_names.cpp"
 #include "harness/experiment_index.cpp"
 #include "harness/command_spec.cpp"
 #include "harness/command_template.cpp"
@@ -91,7 +92,7 @@ class ExperimentRunnerTest : public ::testing::Test {
     fs::remove_all(root_);
   }
 
-  ExperimentOutcome run(FakeExecutor& fake, bool keep_failed = false) {
+  ExperimentOutcome run(FakeExecutor& fake, bool keep_failed = false, bool rebuild_record = false) {
     RunnerOptions o;
     o.out_root = root_;
     o.execute = [&fake](const RunRequest& rq) { return fake(rq); };
@@ -99,6 +100,7 @@ class ExperimentRunnerTest : public ::testing::Test {
     o.stop_now = &stop_now_;
     o.session = {{"command", "test"}, {"git_commit", "0000"}, {"git_dirty", false}};
     o.keep_failed = keep_failed;
+    o.rebuild_record = rebuild_record;
     o.progress = null_;
     return run_experiment(plan_, o);
   }
@@ -208,6 +210,31 @@ TEST_F(ExperimentRunnerTest, AChangedExperimentIsRefused) {
     EXPECT_NE(what.find("another --out"), std::string::npos) << what;
   }
   EXPECT_TRUE(again.ran.empty());
+}
+
+TEST_F(ExperimentRunnerTest, AnUnreadableRecordIsAnErrorUnlessForced) {
+  FakeExecutor fake;
+  run(fake);
+  const auto record = dir() / "experiment.json";
+  for (const std::string damage : {"{\"sessions\": [", "[1, 2, 3]", "\x89PNG\r\n\x1a\n"}) {
+    std::ofstream(record, std::ios::trunc) << damage;
+    FakeExecutor again;
+    try {
+      run(again);
+      FAIL() << "a damaged experiment.json was replaced without a word: " << damage;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(record.string() + " is unreadable"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--force"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(again.ran.empty());
+    EXPECT_EQ(read(record), damage);  // left as it was, for the user to look at
+  }
+  FakeExecutor forced;
+  const auto out = run(forced, false, /*rebuild_record=*/true);
+  EXPECT_EQ(out.status, "complete");
+  EXPECT_TRUE(forced.ran.empty());  // the run directories say every run is complete
+  const auto j = nlohmann::json::parse(read(record));
+  EXPECT_EQ(j["sessions"].size(), 1u);  // the history went with the damaged file
 }
 
 TEST_F(ExperimentRunnerTest, StopAfterTheCurrentRunKeepsWhatWasDone) {

@@ -1,10 +1,14 @@
 // Parameter-file round trip and the refusals: truncated, corrupt, wrong magic, wrong
-// version, other shape. Points are random multiples of the generators (the file does not
+// version, other shape, and crafted section tables behind valid checksums (offsets and
+// counts near 2^63 and 2^64, a VK point size of 1, counts the header's circuit cannot have). Points are random multiples of the generators (the file does not
 // care whether they form a real SRS).
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <random>
 
 #include "core/curve/fixed_base.hpp"
@@ -116,6 +120,78 @@ TEST(ParamFile, RefusesBadFiles) {
   expect_refused(p, "truncated");
   fs::remove(p);
   expect_refused(p, "cannot open");
+}
+
+std::vector<std::uint8_t> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Writes `image` with its header edited by `edit` and both checksums recomputed.
+template <class Edit>
+void write_crafted(const fs::path& p, std::vector<std::uint8_t> image, Edit&& edit) {
+  groth16::ParamFileHeader h;
+  std::memcpy(&h, image.data(), sizeof h);
+  edit(h);
+  std::memcpy(image.data(), &h, sizeof h);
+  groth16::reseal_param_bytes(image);
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+}
+
+TEST(ParamFile, ResealingAnUneditedImageKeepsItReadable) {
+  const auto f = make_fixture();
+  const auto p = temp_file("reseal");
+  groth16::write_param_file(p, f.shape, f.pk);
+  write_crafted(p, read_bytes(p), [](groth16::ParamFileHeader&) {});
+  parallel::ThreadPool pool(2);
+  EXPECT_EQ(groth16::read_param_file(p, pool, &f.shape), f.pk);
+  fs::remove(p);
+}
+
+TEST(ParamFile, RefusesCraftedSectionTablesBehindValidChecksums) {
+  const auto f = make_fixture();
+  const auto p = temp_file("crafted");
+  groth16::write_param_file(p, f.shape, f.pk);
+  const auto image = read_bytes(p);
+  const std::uint64_t h_offset = sizeof(groth16::ParamFileHeader) + 864 + 3 * 96;
+  struct Case {
+    const char* what;
+    std::function<void(groth16::ParamFileHeader&)> edit;
+    std::string refusal;
+  };
+  const std::vector<Case> cases = {
+      {"H count 2^63", [](auto& h) { h.sections[2].count = 1ull << 63; },
+       "truncated: section H needs 9223372036854775808 x 96 bytes from byte " + std::to_string(h_offset)},
+      // 7 + 2^64/32 entries of 96 bytes wrap to 7 x 96 in 64 bits: the old bound check passed.
+      {"H count that wraps", [](auto& h) { h.sections[2].count = 7 + (1ull << 59); },
+       "truncated: section H needs " + std::to_string(7 + (1ull << 59)) + " x 96 bytes"},
+      {"H offset 2^63", [](auto& h) { h.sections[2].offset = 1ull << 63; },
+       "section H starts at byte 9223372036854775808, expected " + std::to_string(h_offset)},
+      {"VK point size 1", [](auto& h) { h.sections[0].point_bytes = 1; },
+       "section VK has 1-byte entries, expected 864"},
+      {"B_G2 point size 96", [](auto& h) { h.sections[6].point_bytes = 96; },
+       "section B_G2 has 96-byte entries, expected 192"},
+      {"VK count 2", [](auto& h) { h.sections[0].count = 2; }, "section IC starts at byte"},
+      {"IC shifted by one point", [](auto& h) { h.sections[1].offset += 96; }, "section IC starts at byte"},
+      {"inputs 4", [](auto& h) { h.num_inputs = 4; },
+       "section IC holds 3 entries, but the header's circuit (inputs=4 aux=5 domain=8) needs 4"},
+      {"domain 16", [](auto& h) { h.domain_size = 16; }, "section H holds 7 entries"},
+      {"domain 0", [](auto& h) { h.domain_size = 0; }, "is not a circuit"},
+      {"aux near 2^64", [](auto& h) { h.num_aux = ~0ull - 1; }, "is not a circuit"},
+      {"section renamed", [](auto& h) { std::memcpy(h.sections[3].name, "X", 2); }, "section 3 is not L"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    write_crafted(p, image, c.edit);
+    expect_refused(p, c.refusal);
+    try {
+      groth16::read_param_file_shape(p);
+      ADD_FAILURE() << "the shape of a crafted file was read";
+    } catch (const groth16::ParamFileError&) {
+    }
+  }
+  fs::remove(p);
 }
 
 TEST(Proof, SerialisesTo192BytesAndBack) {

@@ -122,4 +122,24 @@ TEST(Groth16Prove, KeyForAnotherCircuitIsRefused) {
   EXPECT_NE(groth16::circuit_shape(s.cs), groth16::circuit_shape(big_cs));
 }
 
+TEST(Groth16Prove, AKeyWithQueriesThatDoNotFitTheCircuitIsRefused) {
+  parallel::ThreadPool pool(2);
+  const auto s = make_setup("porep-like", 1024, 0, pool);
+  EXPECT_NO_THROW(groth16::check_key_fits(s.pk, s.cs));
+  const std::size_t dense_a = s.cs.num_inputs + s.cs.a_aux_density.count();
+  ASSERT_EQ(s.pk.a.size(), dense_a);
+  auto short_a = s.pk;
+  short_a.a.pop_back();
+  try {
+    groth16::check_key_fits(short_a, s.cs);
+    FAIL() << "a key one A point short was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "section A holds " + std::to_string(dense_a - 1) +
+                                         " points, the circuit needs " + std::to_string(dense_a));
+  }
+  auto long_b = s.pk;
+  long_b.b_g2.push_back(long_b.b_g2.back());
+  EXPECT_THROW(groth16::check_key_fits(long_b, s.cs), std::invalid_argument);
+}
+
 }  // namespace

@@ -156,6 +156,15 @@ def test_experiment_index_missing_column_is_an_error(tmp_path: Path) -> None:
         load_experiment(tmp_path)
 
 
+def test_experiment_index_status_outside_the_three_is_an_error(tmp_path: Path) -> None:
+    header = "experiment,cell,variant,rep,order,run_dir,status\n"
+    (tmp_path / "index.csv").write_text(header + "e,c,v,0,0,r,complete\ne,c,v,1,1,s,COMPLETE\n")
+    with pytest.raises(RunFormatError, match="COMPLETE") as info:
+        load_experiment(tmp_path)
+    assert info.value.line == 3
+    assert "index.csv" in str(info.value)
+
+
 def test_run_json_roundtrip_keeps_config(tmp_path: Path) -> None:
     path = write_known_run(tmp_path / "run")
     run = load_run(path)

@@ -35,6 +35,15 @@ def test_report_out_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert (tmp_path / "elsewhere" / "waterfall.png").exists()
 
 
+@pytest.mark.parametrize("blocked", ["run.json", "index.csv"])
+def test_a_directory_where_a_file_belongs_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], blocked: str
+) -> None:
+    (tmp_path / "d" / blocked).mkdir(parents=True)
+    assert main(["report", str(tmp_path / "d")]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'd' / blocked}: is a directory, not a file"
+
+
 def test_sweep_experiment_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     exp = write_sweep_experiment(tmp_path / "exp", [(5, 5, 1.0), (10, 10, 0.8)], reps=1)
     assert main(["report", str(exp)]) == 0
