@@ -85,7 +85,7 @@ std::filesystem::path fresh_run_dir(const BatchRunOptions& opts, const std::stri
     throw std::runtime_error("run directory " + dir.string() + " exists and is not a directory");
   if (std::filesystem::is_empty(dir, ec)) return dir;
   if (!opts.replace_existing) {
-    const RunOnDisk there = inspect_run_dir(dir, engine::EngineConfig{});
+    const RunOnDisk there = inspect_run_dir(dir, nlohmann::json::object());  // only its status
     throw std::runtime_error(
         "run directory " + dir.string() + " already holds " +
         (there.exists() ? "a run (status " + there.status + ")" : std::string("files")) +
