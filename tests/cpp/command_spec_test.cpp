@@ -13,6 +13,7 @@
 #include "harness/command_invocation.cpp"
 #include "harness/command_spec.cpp"
 #include "harness/command_template.cpp"
+#include "harness/directory_names.cpp"
 #include "harness/experiment_matrix.cpp"
 #include "harness/experiment_schedule.cpp"
 #include "harness/experiment_spec.cpp"
