@@ -7,12 +7,14 @@ namespace {
 
 std::string compiler() {
 #if defined(__clang__)
-  return "clang " __clang_version__;
+  std::string name = "clang " __clang_version__;  // "14.0.6 " ends in a space
 #elif defined(__GNUC__)
-  return "gcc " __VERSION__;
+  std::string name = "gcc " __VERSION__;
 #else
-  return "an unknown compiler";
+  std::string name = "an unknown compiler";
 #endif
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  return name;
 }
 
 }  // namespace

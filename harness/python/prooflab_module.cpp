@@ -219,8 +219,10 @@ Experiment matrices, sweeps and regression checks run through the command line
 with prooflab_analysis. version() says which build this module is.)";
   m.attr("source_dir") = PROOFLAB_SOURCE_DIR;
 
-  py::register_exception<prooflab::engine::ConfigError>(m, "ConfigError", PyExc_ValueError);
-  py::register_exception<hp::CsvDeclined>(m, "CsvDeclined", PyExc_ValueError);
+  py::register_exception<prooflab::engine::ConfigError>(m, "ConfigError", PyExc_ValueError)
+      .attr("__doc__") = "A bad engine knob: the message names the key, the value and what is accepted";
+  py::register_exception<hp::CsvDeclined>(m, "CsvDeclined", PyExc_ValueError)
+      .attr("__doc__") = "read_csv_columns declined a file that is not in the plain form (the message says why)";
 
   py::class_<EngineConfig>(m, "EngineConfig", R"(Every knob of the proving engine (docs/engine.md).
 
