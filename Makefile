@@ -11,26 +11,37 @@ all: build
 deps:
 	@./.ci/install-deps
 
+# Configures once; later builds let ninja re-run CMake when a CMakeLists.txt changed, so
+# `make run` after `make test` (or the reverse) goes straight to "no work to do".
 build: deps
-	@cmake --preset $(PRESET) >/dev/null
+	@test -f $(BUILD_DIR)/build.ninja || cmake --preset $(PRESET) >/dev/null
 	@cmake --build --preset $(PRESET)
 
 # The main job: the default experiment on the CPU backend, then its report (waterfall
 # PNG/SVG and report.md beside the run directory).
+# Absolute paths, so that what it prints works wherever the user stands (make -C too).
 RUN_ID ?= make-run-$(shell date -u +%Y%m%dT%H%M%SZ)
+RUNS := $(CURDIR)/results/runs
 run: build
-	$(BUILD_DIR)/bin/prooflab batch --config experiments/default-cpu.toml --out results/runs --run-id $(RUN_ID)
-	$(BUILD_DIR)/bin/prooflab report results/runs/$(RUN_ID)
-	@echo "waterfall: results/runs/$(RUN_ID)/report/waterfall.png"
+	$(BUILD_DIR)/bin/prooflab batch --config experiments/default-cpu.toml --out $(RUNS) --run-id $(RUN_ID)
+	$(BUILD_DIR)/bin/prooflab report $(RUNS)/$(RUN_ID)
+	@echo "waterfall: $(RUNS)/$(RUN_ID)/report/waterfall.png"
 
 test: build
 	@$(MAKE) --no-print-directory test-cpp test-python test-regress PRESET=$(PRESET)
 
+# ctest's JUnit file keeps every test's output; .ci/ctest_skip_summary.py turns the skip
+# messages in it into one line per reason ("skipped 58: no GPU: ...").
+CTEST_JUNIT := $(CURDIR)/$(BUILD_DIR)/ctest-junit.xml
 test-cpp:
-	ctest --preset $(PRESET) --output-on-failure -j 2
+	@rm -f $(CTEST_JUNIT)
+	@ctest --preset $(PRESET) --output-on-failure -j 2 --output-junit $(CTEST_JUNIT) \
+	  --test-output-size-passed 65536; rc=$$?; \
+	  if [ -f $(CTEST_JUNIT) ]; then python3 .ci/ctest_skip_summary.py $(CTEST_JUNIT); fi; exit $$rc
 
+# -rs: the reason of every skipped test, grouped by reason and place.
 test-python:
-	@if [ -d tests/python ]; then $(VENV)/bin/python -m pytest -q tests/python; \
+	@if [ -d tests/python ]; then $(VENV)/bin/python -m pytest -q -rs tests/python; \
 	else echo "no Python tests yet"; fi
 
 # Fault tests that take minutes (docs/faults.md): RSS over a 20,000-partition batch.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "harness/command_invocation.hpp"
+#include "harness/provenance.hpp"
 
 namespace prooflab::harness {
 
@@ -136,7 +137,7 @@ void print_outcome(const ExperimentPlan& plan, const ExperimentOutcome& o, std::
       plan.spec.name.c_str(), o.status.c_str(), o.total, o.complete, o.failed, o.interrupted,
       o.pending, o.skipped, o.executed);
   std::fprintf(out, "index: %s\n", o.index.c_str());
-  std::fprintf(out, "report: .venv/bin/python -m prooflab_analysis report %s\n", o.dir.c_str());
+  std::fprintf(out, "report: %s report %s\n", invoked_program().c_str(), o.dir.c_str());
   if (o.status != "complete")
     std::fprintf(
         out,

@@ -3,10 +3,12 @@
 
 #include "harness/commands.hpp"
 #include "harness/provenance.hpp"
+#include "harness/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"prooflab: a benchmarking harness for GPU Groth16 provers (BLS12-381)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", prooflab::harness::version_text);
   prooflab::harness::add_demo_command(app);
   prooflab::harness::add_devices_command(app);
   prooflab::harness::add_setup_command(app);

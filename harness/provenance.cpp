@@ -7,6 +7,7 @@ namespace prooflab::harness {
 namespace {
 
 std::string g_command;
+std::string g_program = "prooflab";
 
 std::string run(const std::string& cmd) {
   std::string out;
@@ -24,7 +25,10 @@ std::string run(const std::string& cmd) {
 void remember_command_line(int argc, char** argv) {
   g_command.clear();
   for (int i = 0; i < argc; ++i) g_command += (i ? " " : "") + std::string(argv[i]);
+  if (argc > 0) g_program = argv[0];
 }
+
+std::string invoked_program() { return g_program; }
 
 nlohmann::json provenance() {
   const std::string src = PROOFLAB_SOURCE_DIR;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace prooflab::harness {
 
@@ -12,5 +13,9 @@ nlohmann::json provenance();
 
 // The command line of this process as typed.
 void remember_command_line(int argc, char** argv);
+
+// The program as the user typed it (argv[0]), for the commands a run suggests next: it works
+// from where the user stands. "prooflab" before remember_command_line.
+std::string invoked_program();
 
 }  // namespace prooflab::harness

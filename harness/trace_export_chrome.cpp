@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <queue>
 #include <set>
@@ -457,6 +458,26 @@ TraceSummary write_chrome_trace(const RunTables& run, std::ostream& out) {
   write_jobs(w, events, run_end, sum);
   out << "\n]}\n";
   return sum;
+}
+
+TraceFile export_chrome_trace(const std::filesystem::path& run_dir,
+                              const std::filesystem::path& out) {
+  const auto run = load_run_tables(run_dir);
+  TraceFile file;
+  file.path = out.empty() ? run.dir / "trace.json" : out;
+  const std::string tmp = file.path.string() + ".tmp";
+  {
+    std::ofstream stream(tmp, std::ios::trunc);
+    if (!stream) throw std::runtime_error("cannot create " + tmp);
+    file.summary = write_chrome_trace(run, stream);
+    stream.flush();
+    if (!stream) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, file.path);
+  file.warnings = run.warnings;
+  file.warnings.insert(file.warnings.end(), file.summary.warnings.begin(),
+                       file.summary.warnings.end());
+  return file;
 }
 
 }  // namespace prooflab::harness::trace_export

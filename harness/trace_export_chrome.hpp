@@ -16,6 +16,7 @@
 // Timestamps are µs on the run epoch, as in the CSV files.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -43,5 +44,17 @@ struct TraceSummary {
 
 // Writes {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}.
 TraceSummary write_chrome_trace(const RunTables& run, std::ostream& out);
+
+struct TraceFile {
+  std::filesystem::path path;
+  TraceSummary summary;
+  std::vector<std::string> warnings;  // the run tables' and the trace's
+};
+
+// `prooflab trace` and prooflab.export_trace(): loads run_dir's tables and writes the trace to
+// out (empty: run_dir/trace.json) through a temporary file, so a failed export leaves no
+// half-written trace behind.
+TraceFile export_chrome_trace(const std::filesystem::path& run_dir,
+                              const std::filesystem::path& out = {});
 
 }  // namespace prooflab::harness::trace_export

@@ -18,12 +18,18 @@
 
 #include <cstdint>
 
+// The kernels force-inline every field and curve step. A host compiler (the simulators and
+// the tests, which run the same code with an emulated carry chain) is left to choose: forced,
+// every call site of an XYZZ addition became ~2000 inlined carry steps, and
+// gpu_msm_simulation_test.cpp took over 130 CPU-seconds to compile instead of 9
+// (results/2026-12-01-fresh-build.md). No production host code does device arithmetic
+// (gpu/ntt/tables.cpp and h_host.cpp share the layout only).
 #if defined(__CUDACC__)
 #define PROOFLAB_HD __host__ __device__
 #define PROOFLAB_HDI __host__ __device__ __forceinline__
 #else
 #define PROOFLAB_HD
-#define PROOFLAB_HDI inline __attribute__((always_inline))
+#define PROOFLAB_HDI inline
 #endif
 
 namespace prooflab::gpu::field {

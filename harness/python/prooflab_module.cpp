@@ -6,6 +6,7 @@
 //   cfg["lock_policy"] = "two_lock"            # validated here: prooflab.ConfigError names the key
 //   run = prooflab.run_batch(cfg, out="results/runs")   # {"run_dir", "status", "summary"}
 //   tl = prooflab.read_timeline(run["run_dir"])          # columns as numpy arrays
+//   prooflab.export_trace(run["run_dir"])                # trace.json for ui.perfetto.dev
 //
 // The batch runs with the GIL released; Ctrl-C (KeyboardInterrupt) stops submitting jobs,
 // lets the jobs in flight finish and leaves the run directory marked interrupted, as
@@ -26,6 +27,8 @@
 #include "harness/config_file.hpp"
 #include "harness/provenance.hpp"
 #include "harness/python/fast_csv.hpp"
+#include "harness/trace_export_chrome.hpp"
+#include "harness/version.hpp"
 
 namespace py = pybind11;
 
@@ -204,11 +207,22 @@ py::dict read_csv_columns(const std::string& path, const std::set<std::string>& 
 PYBIND11_MODULE(prooflab, m) {
   using prooflab::engine::EngineConfig;
   namespace hp = prooflab::harness::python;
-  m.doc() = "prooflab: engine configuration, batch runs into run directories and fast run-directory loaders";
+  m.doc() = R"(prooflab: the proving engine's configuration, batch runs into run directories, fast
+run-directory loaders and the Chrome/Perfetto trace export, for notebooks.
+
+    cfg = prooflab.EngineConfig(constraints=4096, partitions=10, count=6, concurrency=3)
+    run = prooflab.run_batch(cfg, out="results/runs")
+    prooflab.read_timeline(run["run_dir"]); prooflab.export_trace(run["run_dir"])
+
+Experiment matrices, sweeps and regression checks run through the command line
+(`prooflab matrix | sweep | regress`, docs/experiments.md, docs/regress.md) and are read
+with prooflab_analysis. version() says which build this module is.)";
   m.attr("source_dir") = PROOFLAB_SOURCE_DIR;
 
-  py::register_exception<prooflab::engine::ConfigError>(m, "ConfigError", PyExc_ValueError);
-  py::register_exception<hp::CsvDeclined>(m, "CsvDeclined", PyExc_ValueError);
+  py::register_exception<prooflab::engine::ConfigError>(m, "ConfigError", PyExc_ValueError)
+      .attr("__doc__") = "A bad engine knob: the message names the key, the value and what is accepted";
+  py::register_exception<hp::CsvDeclined>(m, "CsvDeclined", PyExc_ValueError)
+      .attr("__doc__") = "read_csv_columns declined a file that is not in the plain form (the message says why)";
 
   py::class_<EngineConfig>(m, "EngineConfig", R"(Every knob of the proving engine (docs/engine.md).
 
@@ -226,15 +240,17 @@ bool (bool -> on/off). A bad key or value raises prooflab.ConfigError naming it.
           }, py::arg("path"), "A config from an experiment TOML file (top-level keys or an [engine] table)")
       .def_static("keys", &EngineConfig::keys, "The knob names")
       .def("set", [](EngineConfig& cfg, const std::string& key, const py::object& value) { hp::set_key(cfg, key, value); },
-           py::arg("key"), py::arg("value"))
-      .def("update", [](EngineConfig& cfg, const py::kwargs& knobs) { hp::update(cfg, knobs); })
-      .def("update", [](EngineConfig& cfg, const py::dict& knobs) { hp::update(cfg, knobs); })
+           py::arg("key"), py::arg("value"), "Set one knob (str, int or bool); raises ConfigError naming a bad key or value")
+      .def("update", [](EngineConfig& cfg, const py::kwargs& knobs) { hp::update(cfg, knobs); },
+           "Set several knobs: update(lock_policy='two_lock', gpu_threads=32)")
+      .def("update", [](EngineConfig& cfg, const py::dict& knobs) { hp::update(cfg, knobs); },
+           "Set several knobs from a dict: update({'lock_policy': 'two_lock'})")
       .def("validate", &EngineConfig::validate, "Cross-field checks (concurrency <= count)")
       .def("to_dict", [](const EngineConfig& cfg) { return hp::to_python(cfg.to_json()); },
            "Every knob, as run.json's config records it")
       .def("to_json", [](const EngineConfig& cfg, int indent) { return cfg.to_json().dump(indent); },
-           py::arg("indent") = -1)
-      .def("copy", [](const EngineConfig& cfg) { return cfg; })
+           py::arg("indent") = -1, "Every knob as a JSON text (indent -1: one line)")
+      .def("copy", [](const EngineConfig& cfg) { return cfg; }, "An independent copy")
       .def("__copy__", [](const EngineConfig& cfg) { return cfg; })
       .def("__getitem__", [](const EngineConfig& cfg, const std::string& key) {
             const auto j = cfg.to_json();
@@ -254,7 +270,8 @@ bool (bool -> on/off). A bad key or value raises prooflab.ConfigError naming it.
 run_id defaults to time, circuit, c and j; param_dir to $PROOFLAB_PARAM_DIR or
 ~/.cache/prooflab/params. verbose prints the per-proof lines and the Batch Summary on the
 process's stdout. Returns {"run_dir", "status" (complete | failed | interrupted), "summary"}.)");
-  m.def("default_run_id", &prooflab::harness::default_run_id, py::arg("config"));
+  m.def("default_run_id", &prooflab::harness::default_run_id, py::arg("config"),
+        "The run id run_batch gives a run of this config when none is given: time, circuit, c and j");
 
   m.def("read_csv_columns", [](const std::string& path, const std::vector<std::string>& int_columns) {
         return hp::read_csv_columns(path, {int_columns.begin(), int_columns.end()});
@@ -270,4 +287,21 @@ with prooflab_analysis.loaders, whose errors name the line.)");
   m.def("read_stages", [](const std::string& run_dir) {
         return hp::read_csv_columns(run_dir + "/stages.csv", hp::kStagesIntColumns);
       }, py::arg("run_dir"), "stages.csv of a run directory, as read_csv_columns gives it");
+
+  m.def("export_trace", [](const std::string& run_dir, const std::string& out) {
+        const auto file = prooflab::harness::trace_export::export_chrome_trace(run_dir, out);
+        py::dict r;
+        r["path"] = file.path.string();
+        r["slices"] = file.summary.slices;
+        r["tracks"] = file.summary.tracks;
+        r["counter_points"] = file.summary.counter_points;
+        r["warnings"] = file.warnings;
+        return r;
+      }, py::arg("run_dir"), py::arg("out") = "",
+        R"(Write a run directory as a Chrome trace-event JSON file (out, default run_dir/trace.json)
+for ui.perfetto.dev or chrome://tracing, as `prooflab trace` does (docs/run-directory.md).
+Returns {"path", "slices", "tracks", "counter_points", "warnings"}; raises RuntimeError
+naming the file and line of a malformed CSV.)");
+  m.def("version", &prooflab::harness::version_text,
+        "What `prooflab --version` says of this build: release, commit, build type, CUDA, Python");
 }

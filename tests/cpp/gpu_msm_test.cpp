@@ -1,177 +1,31 @@
-// The device G1 MSM and batch addition against core/msm (itself tested against the naive
-// Σ k·P), point for point.
-//  - GpuMsmSimulation: the kernels' per-thread phases run on the host (msm_simulator.hpp):
-//    digits, chunk boundaries and the fix-up (tiny chunks force runs across many chunks),
-//    the segmented bucket reduction, several window widths. No GPU needed.
-//  - GpuMsm: the kernels on the GPU for sizes 1 … 2^20, degenerate inputs (all zero, all
-//    one, one repeated scalar, repeated points, points at infinity, r − 1, opposite points),
-//    window widths 2 … 22, an indexed subset of resident points, bases streamed from host
-//    memory in batches, batch addition; skipped
-//    with the runtime's reason without a GPU.
+// The device G1 MSM and batch addition against core/msm, point for point: sizes 1 … 2^20,
+// degenerate inputs (all zero, all one, one repeated scalar, repeated points, points at
+// infinity, r − 1, opposite points), window widths 2 … 22, an indexed subset of resident
+// points, bases streamed from host memory in batches, batch addition; skipped with the
+// runtime's reason without a GPU. The kernels' phases are checked on the host, without a GPU,
+// by gpu_msm_simulation_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <optional>
-#include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "core/curve/g1.hpp"
-#include "core/curve/random_points.hpp"
-#include "core/curve/scalar_mul.hpp"
-#include "core/field/fr.hpp"
-#include "core/msm/msm.hpp"
-#include "core/parallel/thread_pool.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/memory/device_allocator.hpp"
 #include "gpu/msm/msm_host.hpp"
-#include "gpu/msm/msm_simulator.hpp"
 #include "gpu/msm/plan.hpp"
+#include "gpu_msm_test_util.hpp"
 #include "gpu_test_util.hpp"
 #include "test_util.hpp"
 
 namespace {
 
 using namespace prooflab;
-using curve::G1Affine;
-using curve::G1Curve;
-using curve::G1Jacobian;
+using namespace prooflab::test::gpu_msm;
 using gpu::memory::DeviceAllocator;
 using gpu::msm::MsmOptions;
-using prooflab::msm::Scalar;
-
-parallel::ThreadPool& pool() {
-  static parallel::ThreadPool p(0, "gpu-msm-test");
-  return p;
-}
-
-Scalar random_scalar(std::mt19937_64& rng) { return field::Fr::random(rng).to_canonical(); }
-
-std::vector<Scalar> random_scalars(std::size_t n, std::mt19937_64& rng) {
-  std::vector<Scalar> k(n);
-  for (auto& s : k) s = random_scalar(rng);
-  return k;
-}
-
-std::vector<G1Affine> random_bases(std::size_t n, std::mt19937_64& rng) {
-  std::vector<G1Affine> out(n);
-  curve::fill_random_points<G1Curve>(out, curve::g1_generator(), rng(), pool());
-  return out;
-}
-
-G1Affine cpu_msm(const std::vector<G1Affine>& bases, const std::vector<Scalar>& scalars) {
-  return prooflab::msm::msm<G1Curve>(bases, scalars, pool()).to_affine();
-}
-
-Scalar small(std::uint64_t v) { return Scalar{v, 0, 0, 0}; }
-Scalar r_minus_1() {
-  Scalar r = field::FrParams::kModulus;
-  r[0] -= 1;
-  return r;
-}
-
-std::string describe(const G1Affine& p) {
-  return p.is_infinity() ? std::string("infinity") : "x=" + test::hex(p.x);
-}
-
-// ---- the host simulation ------------------------------------------------------------------
-
-TEST(GpuMsmSimulation, PlanShapes) {
-  for (std::size_t log_n : {0, 4, 10, 16, 20, 22, 24, 26}) {
-    const auto p = gpu::msm::make_run_plan(std::size_t{1} << log_n, {});
-    EXPECT_GE(p.digits.windows * p.digits.c, 256u) << "log n " << log_n;
-    EXPECT_EQ(p.segments * p.segment, p.digits.buckets);
-    EXPECT_GE(p.chunks * p.chunk, p.entries);
-    EXPECT_LT(p.digits.sentinel(), 1u << p.end_bit);
-  }
-  EXPECT_EQ(gpu::msm::plan_window_bits(1u << 20), 16u);
-  EXPECT_EQ(gpu::msm::plan_window_bits(1u << 24), 20u);  // the fastest measured on the H200
-  EXPECT_THROW(gpu::msm::make_run_plan(8, {.window_bits = 1}), std::invalid_argument);
-  EXPECT_THROW(gpu::msm::make_run_plan(8, {.window_bits = 25}), std::invalid_argument);
-}
-
-TEST(GpuMsmSimulation, RandomInputsSeveralWindowsAndChunks) {
-  auto rng = test::test_rng();
-  for (std::size_t n : {1, 2, 7, 64}) {
-    const auto bases = random_bases(n, rng);
-    const auto scalars = random_scalars(n, rng);
-    const auto expected = cpu_msm(bases, scalars);
-    for (unsigned c : {0u, 3u, 8u, 13u})
-      for (unsigned chunk : {0u, 1u, 3u, 16u}) {
-        const auto got = gpu::msm::simulate_msm(
-            bases, scalars, {.window_bits = c, .entries_per_thread = chunk}).to_affine();
-        EXPECT_EQ(got, expected) << "n " << n << " c " << c << " chunk " << chunk << "; got "
-                                 << describe(got) << ", want " << describe(expected) << "; "
-                                 << test::seed_note();
-      }
-  }
-}
-
-TEST(GpuMsmSimulation, DegenerateInputs) {
-  auto rng = test::test_rng();
-  const std::size_t n = 40;
-  auto bases = random_bases(n, rng);
-  struct Case {
-    const char* name;
-    std::vector<G1Affine> bases;
-    std::vector<Scalar> scalars;
-  };
-  std::vector<Case> cases;
-  cases.push_back({"all zero", bases, std::vector<Scalar>(n, small(0))});
-  cases.push_back({"all one", bases, std::vector<Scalar>(n, small(1))});
-  cases.push_back({"one repeated scalar", bases, std::vector<Scalar>(n, random_scalar(rng))});
-  cases.push_back({"r - 1", bases, std::vector<Scalar>(n, r_minus_1())});
-  cases.push_back({"repeated point", std::vector<G1Affine>(n, bases[0]), random_scalars(n, rng)});
-  cases.push_back({"repeated point, equal scalars", std::vector<G1Affine>(n, bases[1]),
-                   std::vector<Scalar>(n, small(5))});
-  auto with_inf = bases;
-  for (std::size_t i = 0; i < n; i += 3) with_inf[i] = G1Affine::infinity();
-  cases.push_back({"points at infinity", with_inf, random_scalars(n, rng)});
-  auto opposite = bases;
-  for (std::size_t i = 1; i < n; i += 2) opposite[i] = -opposite[i - 1];
-  cases.push_back({"opposite pairs, equal scalars", opposite, std::vector<Scalar>(n, small(77))});
-  for (const auto& c : cases) {
-    const auto expected = cpu_msm(c.bases, c.scalars);
-    for (unsigned chunk : {0u, 2u}) {
-      const auto got =
-          gpu::msm::simulate_msm(c.bases, c.scalars, {.window_bits = 4, .entries_per_thread = chunk})
-              .to_affine();
-      EXPECT_EQ(got, expected) << c.name << ", chunk " << chunk;
-    }
-  }
-}
-
-TEST(GpuMsmSimulation, IndexedSubset) {
-  auto rng = test::test_rng();
-  const auto bases = random_bases(50, rng);
-  std::vector<std::uint32_t> index(30);
-  for (auto& i : index) i = static_cast<std::uint32_t>(rng() % bases.size());  // repeats too
-  std::vector<G1Affine> gathered;
-  for (auto i : index) gathered.push_back(bases[i]);
-  const auto scalars = random_scalars(index.size(), rng);
-  const auto expected = cpu_msm(gathered, scalars);
-  for (unsigned chunk : {0u, 3u})
-    EXPECT_EQ(gpu::msm::simulate_msm(bases, scalars, {.window_bits = 5, .entries_per_thread = chunk},
-                                     index)
-                  .to_affine(),
-              expected)
-        << "chunk " << chunk;
-}
-
-TEST(GpuMsmSimulation, SumSelected) {
-  auto rng = test::test_rng();
-  const std::size_t n = 150;
-  const auto bases = random_bases(n, rng);
-  std::vector<std::uint64_t> bitmap((n + 63) / 64);
-  for (auto& w : bitmap) w = rng();
-  bitmap.back() |= ~std::uint64_t{0} << (n % 64);  // bits past n must be ignored
-  auto expected = G1Jacobian::infinity();
-  for (std::size_t i = 0; i < n; ++i)
-    if ((bitmap[i / 64] >> (i % 64)) & 1) expected = expected.add_mixed(bases[i]);
-  EXPECT_EQ(gpu::msm::simulate_sum_selected(bases, bitmap).to_affine(), expected.to_affine());
-}
-
-// ---- the device ---------------------------------------------------------------------------
 
 class GpuMsm : public ::testing::Test {
  protected:

@@ -132,7 +132,8 @@ def test_a_cuda_experiment_without_a_gpu_stops_with_the_backends_error(tmp_path:
 def test_ci_smoke_runs_and_loads_into_an_ab_table(ci_smoke: tuple[Path, subprocess.CompletedProcess]) -> None:
     exp_dir, proc = ci_smoke
     assert f"index: {exp_dir / 'index.csv'}" in proc.stdout
-    assert f".venv/bin/python -m prooflab_analysis report {exp_dir}" in proc.stdout
+    # The report command as the user can type it from where they stand: the binary as invoked.
+    assert f"report: {BIN} report {exp_dir}" in proc.stdout
     assert "[10/10]" in proc.stdout  # one progress line per run off a terminal
 
     runs = load_experiment(exp_dir)

@@ -12,6 +12,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -317,3 +318,52 @@ def test_the_environment_can_turn_the_fast_path_off(monkeypatch: pytest.MonkeyPa
         assert not loaders.fast_loader_active()
     finally:
         loaders.use_fast_loader(None)
+
+
+# ----------------------------------------------------------------------- API surface
+
+
+def _documentation(obj: Any) -> str:
+    """A pybind11 docstring without its generated signature lines ("name(args) -> ret")."""
+    lines = (obj.__doc__ or "").splitlines()
+    return "\n".join(line for line in lines if not re.match(r"^\s*(\d+\. )?\w+\(.*\)( -> .*)?$", line) and line.strip() != "Overloaded function.").strip()
+
+
+def test_every_public_function_and_method_has_a_docstring() -> None:
+    assert _documentation(prooflab), "module docstring"
+    undocumented = [name for name in dir(prooflab) if not name.startswith("_") and callable(getattr(prooflab, name))
+                    and not _documentation(getattr(prooflab, name))]
+    undocumented += [f"EngineConfig.{name}" for name in dir(prooflab.EngineConfig) if not name.startswith("_")
+                     and not _documentation(getattr(prooflab.EngineConfig, name))]
+    assert undocumented == []
+
+
+BIN = BUILD_DIR / "bin" / "prooflab"
+
+
+@pytest.mark.skipif(not BIN.exists(), reason=f"{BIN} is not built")
+def test_export_trace_writes_what_prooflab_trace_writes(tmp_path: Path) -> None:
+    ours = tmp_path / "module.json"
+    got = prooflab.export_trace(str(REFERENCE / "porep-c6-j3"), str(ours))
+    cli = subprocess.run([str(BIN), "trace", str(REFERENCE / "porep-c6-j3"), "--out", str(tmp_path / "cli.json")],
+                         capture_output=True, text=True, check=True)
+    assert json.loads(ours.read_text()) == json.loads((tmp_path / "cli.json").read_text())
+    m = re.search(r": (\d+) slices on (\d+) tracks, (\d+) counter points", cli.stdout)
+    assert m, cli.stdout
+    assert (got["path"], got["slices"], got["tracks"], got["counter_points"]) == (str(ours), *map(int, m.groups()))
+    assert not (tmp_path / "module.json.tmp").exists()
+
+
+def test_export_trace_of_a_malformed_run_names_the_file(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "timeline.csv").write_text("t_us,event,job\n12,SYNTH_START\n")
+    with pytest.raises(RuntimeError, match=re.escape(str(run / "timeline.csv"))):
+        prooflab.export_trace(str(run))
+    assert not (run / "trace.json").exists()
+
+
+@pytest.mark.skipif(not BIN.exists(), reason=f"{BIN} is not built")
+def test_version_is_the_command_lines() -> None:
+    cli = subprocess.run([str(BIN), "--version"], capture_output=True, text=True, check=True)
+    assert prooflab.version() == cli.stdout.strip()

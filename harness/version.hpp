@@ -1,0 +1,13 @@
+// What `prooflab --version` and the Python module's prooflab.version() say: the release, the
+// commit the binary was built from, the build type and compiler, and which optional parts
+// (CUDA backend, embedded Python) the build has.
+#pragma once
+
+#include <string>
+
+namespace prooflab::harness {
+
+// Several "name  value" lines, the first "prooflab <release>".
+std::string version_text();
+
+}  // namespace prooflab::harness
