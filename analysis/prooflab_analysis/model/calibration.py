@@ -12,9 +12,10 @@ upload are device time: their durations are used as measured.
 
 The memory-bandwidth slowdown beta (resources.py) needs two runs at different
 concurrencies: with beta = 0 the bandwidth-bound stages' apparent work rises with the excess
-bandwidth-bound cores x they ran beside; the ratio rho of their mean work at the higher x to
-that at the lower gives (1 + beta x_hi) / (1 + beta x_lo) = rho. With one run beta is 0 and
-the calibration says so.
+bandwidth-bound cores x they ran beside. beta is the value for which the deconvolved
+bandwidth-bound work is the same in both runs (a root found by scipy's brentq): the work
+is a property of the workload, so what differs between the runs must be the slowdown.
+With one run beta is 0 and the calibration says so.
 
 A reference log (its Run from reflog) has no per-partition intervals of every stage; its
 CUZK_TIMING values are taken as durations ("duration" stages: the contention of the logged
@@ -23,12 +24,12 @@ run stays in them), which the docs mark as not validated.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import optimize
 
 from .. import metrics, schema
 from ..loaders import Run
@@ -193,28 +194,41 @@ def measured_intervals(run: Run, gpu_on_cpu: bool) -> tuple[list[_Interval], lis
 def deconvolve(intervals: list[_Interval], throttle: list[tuple[float, float]], cores: int,
                pools: dict[str, int], beta: float, task_of) -> tuple[np.ndarray, np.ndarray]:
     """Work (core-seconds) of each interval under the sharing rule, and the mean bandwidth
-    excess each one ran beside (weighted by its progress)."""
+    excess each one ran beside (weighted by its progress). A sweep over the intervals'
+    boundaries; the rates of a set of running tasks depend only on which kinds of task run,
+    so they are computed once per such set."""
     tasks: list[CpuTask] = [task_of(iv.stage, iv.device) for iv in intervals]
-    bounds = sorted({iv.start_s for iv in intervals} | {iv.end_s for iv in intervals}
-                    | {t for pair in throttle for t in pair})
-    starts = np.array([iv.start_s for iv in intervals])
-    ends = np.array([iv.end_s for iv in intervals])
+    # (time, +1 start / -1 end / 0 throttle change, index or throttle delta)
+    points = [(iv.start_s, 1, i) for i, iv in enumerate(intervals)] + [(iv.end_s, -1, i) for i, iv in enumerate(intervals)]
+    points += [(on, 0, 1) for on, _ in throttle] + [(off, 0, -1) for _, off in throttle]
+    points.sort(key=lambda p: (p[0], -abs(p[1])))
     work = np.zeros(len(intervals))
     excess = np.zeros(len(intervals))
-    throttle_arr = np.array(throttle) if throttle else np.zeros((0, 2))
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        mid = 0.5 * (lo + hi)
-        active = np.flatnonzero((starts <= mid) & (ends >= mid))
-        if active.size == 0:
-            continue
-        throttled = bool(((throttle_arr[:, 0] <= mid) & (throttle_arr[:, 1] >= mid)).any()) if len(throttle_arr) else False
-        paused = frozenset({"synthesis"}) if throttled else frozenset()
-        act = [tasks[i] for i in active]
-        rates = cpu_rates(act, cores, pools, beta, paused)
-        x = bandwidth_excess(act, cores, pools, paused)
-        for i, r in zip(active, rates):
-            work[i] += r * (hi - lo)
-            excess[i] += r * (hi - lo) * x
+    active: set[int] = set()
+    throttled = 0
+    cache: dict[tuple, tuple[dict[CpuTask, float], float]] = {}
+    last = points[0][0] if points else 0.0
+    for t, kind, value in points:
+        dt = t - last
+        if dt > 0 and active:
+            key = (tuple(sorted(tasks[i] for i in active)), throttled > 0)
+            if key not in cache:
+                kinds = list(key[0])
+                paused = frozenset({"synthesis"}) if key[1] else frozenset()
+                rates = cpu_rates(kinds, cores, pools, beta, paused)
+                cache[key] = (dict(zip(kinds, rates)), bandwidth_excess(kinds, cores, pools, paused))
+            rate_of, x = cache[key]
+            for i in active:
+                r = rate_of[tasks[i]]
+                work[i] += r * dt
+                excess[i] += r * dt * x
+        last = t
+        if kind == 1:
+            active.add(value)
+        elif kind == -1:
+            active.discard(value)
+        else:
+            throttled += value
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_excess = np.where(work > 0, excess / work, 0.0)
     return work, mean_excess
@@ -244,27 +258,47 @@ def _work_by_stage(run: Run, settings: Settings, beta: float, gpu_on_cpu: bool):
             {k: np.array(v) for k, v in device_time.items()})
 
 
-def fit_beta(first: tuple[dict, dict], second: tuple[dict, dict]) -> tuple[float, str]:
-    """beta from two runs' beta=0 work and excess (module doc); (beta, how it was found)."""
-    stages = [s for s in BANDWIDTH_BOUND if s in first[0] and s in second[0]]
+def _bandwidth_work(works: dict[str, np.ndarray], stages: list[str]) -> float:
+    return sum(float(np.mean(works[s])) for s in stages)
+
+
+def fit_beta(first: tuple[Run, Settings], second: tuple[Run, Settings], gpu_on_cpu: bool) -> tuple[float, str]:
+    """beta such that the bandwidth-bound stages did the same work in both runs (module
+    doc): the root of W_hi(beta) / W_lo(beta) - 1, bracketed from the closed form at
+    beta = 0; (beta, how it was found)."""
+    def measure(run: tuple[Run, Settings], beta: float):
+        work, excess, _ = _work_by_stage(run[0], run[1], beta, gpu_on_cpu)
+        return work, excess
+
+    (w1, x1), (w2, x2) = measure(first, 0.0), measure(second, 0.0)
+    stages = sorted(s for s in BANDWIDTH_BOUND if s in w1 and s in w2)
     if not stages:
         return 0.0, "beta = 0: the two runs share no bandwidth-bound stage"
 
-    def summary(run: tuple[dict, dict]) -> tuple[float, float]:
-        work = sum(float(np.mean(run[0][s])) for s in stages)
-        x = sum(float(np.mean(run[0][s])) * run[1][s] for s in stages) / work if work > 0 else 0.0
-        return work, x
+    def excess(work: dict, x: dict) -> float:
+        total = _bandwidth_work(work, stages)
+        return sum(float(np.mean(work[s])) * x[s] for s in stages) / total if total > 0 else 0.0
 
-    (w1, x1), (w2, x2) = summary(first), summary(second)
-    (w_lo, x_lo), (w_hi, x_hi) = sorted([(w1, x1), (w2, x2)], key=lambda t: t[1])
+    e1, e2 = excess(w1, x1), excess(w2, x2)
+    lo, hi = (first, second) if e1 <= e2 else (second, first)
+    x_lo, x_hi = sorted((e1, e2))
     if x_hi - x_lo < 0.05:
         return 0.0, f"beta = 0: the two runs ran at the same bandwidth excess ({x_lo:.2f}, {x_hi:.2f})"
-    rho = w_hi / w_lo
-    denom = x_hi - rho * x_lo
-    beta = (rho - 1.0) / denom if denom > 0 else 0.0
-    if beta < 0 or not math.isfinite(beta):
-        return 0.0, f"beta = 0: work fell with bandwidth excess (rho {rho:.3f} at x {x_lo:.2f} -> {x_hi:.2f})"
-    return beta, f"beta = {beta:.3f} from rho {rho:.3f} between bandwidth excess {x_lo:.2f} and {x_hi:.2f}"
+
+    def gap(beta: float) -> float:
+        return _bandwidth_work(measure(hi, beta)[0], stages) / _bandwidth_work(measure(lo, beta)[0], stages) - 1.0
+
+    rho = 1.0 + gap(0.0)
+    if rho <= 1.0:
+        return 0.0, f"beta = 0: bandwidth-bound work did not grow with bandwidth excess (ratio {rho:.3f} at " \
+                    f"{x_lo:.2f} -> {x_hi:.2f})"
+    upper = 1.0
+    while gap(upper) > 0 and upper < 64:
+        upper *= 2
+    if gap(upper) > 0:
+        return 0.0, f"beta = 0: no beta up to {upper:g} explains the work ratio {rho:.3f}"
+    beta = float(optimize.brentq(gap, 0.0, upper, xtol=1e-3))
+    return beta, f"beta = {beta:.3f}: bandwidth-bound work ratio {rho:.3f} between bandwidth excess {x_lo:.2f} and {x_hi:.2f}"
 
 
 def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empirical", cores: int | None = None) -> Calibration:
@@ -286,9 +320,7 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
         beta = 0.0
         if bandwidth_run is not None:
             other = settings_from_config(bandwidth_run.config, cores or (bandwidth_run.meta.get("host") or {}).get("cores"))
-            first = _work_by_stage(run, settings, 0.0, gpu_on_cpu)
-            second = _work_by_stage(bandwidth_run, other, 0.0, gpu_on_cpu)
-            beta, how = fit_beta(first[:2], second[:2])
+            beta, how = fit_beta((run, settings), (bandwidth_run, other), gpu_on_cpu)
             notes.append(how + f" (runs {run.run_id}, {bandwidth_run.run_id})")
         else:
             notes.append("beta = 0: one run given (the bandwidth slowdown needs a second at another concurrency)")

@@ -30,7 +30,7 @@ import simpy
 _EPS = 1e-9
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class CpuTask:
     """What a stage asks of the CPU: its pool (None: threads of its own), the runnable
     threads it can use, and whether memory bandwidth limits it."""

@@ -137,10 +137,11 @@ def settings_from_config(config: Mapping[str, Any], host_cores: int | None) -> S
     naming the knob."""
     out = Settings()
     for name, knob in KNOBS.items():
+        if knob.status == "model-only":
+            continue
         value = config.get(name, knob.default)
         out[name] = knob.default if value is None and name != "synthesis_lookahead" else knob.parse(name, value)
-    if out["cores"] == 0:
-        out["cores"] = int(host_cores) if host_cores else 0
+    out["cores"] = int(host_cores) if host_cores else 0  # 0: unknown, the caller must ask for it
     return out
 
 
