@@ -242,35 +242,38 @@ def _host_cores(run: Run, settings_cores: int) -> int:
     return int(cores) if cores else settings_cores
 
 
-def _work_by_stage(run: Run, settings: Settings, beta: float, gpu_on_cpu: bool):
-    intervals, throttle, device_time = measured_intervals(run, gpu_on_cpu)
-    if not intervals:
-        raise CalibrationError(f"{run.run_id}: the timeline has no stage intervals (SYNTH_START/END, GPU_START/END, ...)")
-    pools = pool_sizes(settings, settings["devices"])
-    work, excess = deconvolve(intervals, throttle, settings["cores"], pools, beta,
-                              lambda stage, dev: cpu_task(stage, pools, dev))
-    by_stage: dict[str, list[float]] = {}
-    excess_by_stage: dict[str, list[float]] = {}
-    for iv, w, x in zip(intervals, work, excess):
-        by_stage.setdefault(iv.stage, []).append(w)
-        excess_by_stage.setdefault(iv.stage, []).append(x)
-    return ({k: np.array(v) for k, v in by_stage.items()}, {k: float(np.mean(v)) for k, v in excess_by_stage.items()},
-            {k: np.array(v) for k, v in device_time.items()})
+class _MeasuredRun:
+    """A run's stage intervals, read once, deconvolved for any beta."""
+
+    def __init__(self, run: Run, settings: Settings, gpu_on_cpu: bool):
+        self.intervals, self.throttle, device_time = measured_intervals(run, gpu_on_cpu)
+        if not self.intervals:
+            raise CalibrationError(f"{run.run_id}: the timeline has no stage intervals (SYNTH_START/END, GPU_START/END, ...)")
+        self.device_time = {k: np.array(v) for k, v in device_time.items()}
+        self.cores = settings["cores"]
+        self.pools = pool_sizes(settings, settings["devices"])
+
+    def work(self, beta: float) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+        """Per stage: the work values, and the mean bandwidth excess they ran beside."""
+        work, excess = deconvolve(self.intervals, self.throttle, self.cores, self.pools, beta,
+                                  lambda stage, dev: cpu_task(stage, self.pools, dev))
+        by_stage: dict[str, list[float]] = {}
+        excess_by_stage: dict[str, list[float]] = {}
+        for iv, w, x in zip(self.intervals, work, excess):
+            by_stage.setdefault(iv.stage, []).append(w)
+            excess_by_stage.setdefault(iv.stage, []).append(x)
+        return {k: np.array(v) for k, v in by_stage.items()}, {k: float(np.mean(v)) for k, v in excess_by_stage.items()}
 
 
 def _bandwidth_work(works: dict[str, np.ndarray], stages: list[str]) -> float:
     return sum(float(np.mean(works[s])) for s in stages)
 
 
-def fit_beta(first: tuple[Run, Settings], second: tuple[Run, Settings], gpu_on_cpu: bool) -> tuple[float, str]:
+def fit_beta(first: _MeasuredRun, second: _MeasuredRun) -> tuple[float, str]:
     """beta such that the bandwidth-bound stages did the same work in both runs (module
     doc): the root of W_hi(beta) / W_lo(beta) - 1, bracketed from the closed form at
     beta = 0; (beta, how it was found)."""
-    def measure(run: tuple[Run, Settings], beta: float):
-        work, excess, _ = _work_by_stage(run[0], run[1], beta, gpu_on_cpu)
-        return work, excess
-
-    (w1, x1), (w2, x2) = measure(first, 0.0), measure(second, 0.0)
+    (w1, x1), (w2, x2) = first.work(0.0), second.work(0.0)
     stages = sorted(s for s in BANDWIDTH_BOUND if s in w1 and s in w2)
     if not stages:
         return 0.0, "beta = 0: the two runs share no bandwidth-bound stage"
@@ -286,7 +289,7 @@ def fit_beta(first: tuple[Run, Settings], second: tuple[Run, Settings], gpu_on_c
         return 0.0, f"beta = 0: the two runs ran at the same bandwidth excess ({x_lo:.2f}, {x_hi:.2f})"
 
     def gap(beta: float) -> float:
-        return _bandwidth_work(measure(hi, beta)[0], stages) / _bandwidth_work(measure(lo, beta)[0], stages) - 1.0
+        return _bandwidth_work(hi.work(beta)[0], stages) / _bandwidth_work(lo.work(beta)[0], stages) - 1.0
 
     rho = 1.0 + gap(0.0)
     if rho <= 1.0:
@@ -314,17 +317,23 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
     if run.meta.get("source") == "reference_log":
         stages = _reference_stages(run, fit, notes)
         gpu_on_cpu, beta = False, 0.0
+        if settings["concurrency"] > settings["count"]:
+            notes.append(f"reference log: the bench's concurrency {settings['concurrency']} exceeds its "
+                         f"{settings['count']} proofs; taken as {settings['count']}")
+            settings["concurrency"] = settings["count"]
         notes.append("reference log: stage durations as logged (their run's contention included); not validated")
     else:
         gpu_on_cpu = str(run.config.get("backend", "cpu")) == "cpu"
         beta = 0.0
+        measured = _MeasuredRun(run, settings, gpu_on_cpu)
         if bandwidth_run is not None:
             other = settings_from_config(bandwidth_run.config, cores or (bandwidth_run.meta.get("host") or {}).get("cores"))
-            beta, how = fit_beta((run, settings), (bandwidth_run, other), gpu_on_cpu)
+            beta, how = fit_beta(measured, _MeasuredRun(bandwidth_run, other, gpu_on_cpu))
             notes.append(how + f" (runs {run.run_id}, {bandwidth_run.run_id})")
         else:
             notes.append("beta = 0: one run given (the bandwidth slowdown needs a second at another concurrency)")
-        work, _, device_time = _work_by_stage(run, settings, beta, gpu_on_cpu)
+        work, _ = measured.work(beta)
+        device_time = measured.device_time
         stages = {s: StageDistribution(s, v, False, fit) for s, v in work.items()}
         stages.update({s: StageDistribution(s, v, True, fit) for s, v in device_time.items()})
     host_bytes, abc, staged, scratch, vram_budget = _memory(run, gpu_on_cpu, notes)

@@ -170,8 +170,7 @@ def point_prediction(cal: Calibration, settings: Settings, label: str, reps: int
         sims.append(sim)
         runs.append(run)
         utils.append(util)
-    row = {"setting": label, **{k: float(np.nanmean([r[k] for r in rows])) for k in rows[0]}}
-    row["failed_jobs"] = float(np.mean([r["failed_jobs"] for r in rows]))
+    row = {"setting": label, **{k: _mean([r[k] for r in rows]) for k in rows[0]}}
     row["latency_p50_s"] = percentile(latencies, 50)
     row["latency_p95_s"] = percentile(latencies, 95)
     util = {k: float(np.mean([u.get(k, 0.0) for u in utils])) for k in utils[0]}
@@ -196,8 +195,17 @@ class Prediction:
     table: pd.DataFrame
 
 
+def _text(value: Any) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
+def _mean(values: list[float]) -> float:
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    return float(np.mean(finite)) if finite else float("nan")
+
+
 def _label(base: Settings, settings: Settings) -> str:
-    changed = [f"{k}={settings[k]}" for k in KNOBS if settings[k] != base[k]]
+    changed = [f"{k}={_text(settings[k])}" for k in KNOBS if settings[k] != base[k]]
     return " ".join(changed) if changed else "calibration setting"
 
 
@@ -242,4 +250,33 @@ def format_table(pred: Prediction) -> str:
         lines.append(f"  {p.label}: " + ", ".join(f"{k} {v:.0%}" for k, v in sorted(p.utilisation.items(),
                                                                                     key=lambda kv: -kv[1])))
     lines += ["", "notes:"] + [f"  - {n}" for n in pred.calibration.notes]
+    return "\n".join(lines)
+
+
+def predict_command(path: str, sets: Sequence[str] = (), axes: Sequence[str] = (), *, waterfall: str | None = None,
+                    runs_dir: str | None = None, bandwidth_run: str | None = None, reps: int = 3, seed: int = 0,
+                    fit: str = "empirical", cores: int | None = None) -> str:
+    """`prooflab predict`: the table as text; writes the predicted waterfall(s) to
+    `waterfall` (a file stem; `-<k>` added per setting when there are several) and the
+    predicted runs under `runs_dir`. Returns the text printed."""
+    from ..figures import save_figure
+    from ..waterfall import run_waterfall
+
+    source = load_source(path)
+    other = load_source(bandwidth_run) if bandwidth_run else None
+    pred = predict(source, sets, axes, bandwidth_run=other, reps=reps, seed=seed, fit=fit, cores=cores)
+    # The calibration setting's own prediction is drawn only when nothing else was asked.
+    shown = pred.points if len(pred.points) == 1 else pred.points[1:]
+    lines = [format_table(pred)]
+    for k, point in enumerate(shown):
+        run = point.runs[0]
+        if waterfall:
+            stem = Path(waterfall)
+            stem = stem.with_suffix("") if len(shown) == 1 else stem.with_name(f"{stem.with_suffix('').name}-{k}")
+            for written in save_figure(run_waterfall(run), stem):
+                lines.append(f"waterfall ({point.label}): {written}")
+        if runs_dir:
+            summary = {k2: v for k2, v in point.row.items() if k2 != "setting"}
+            written = write_run_directory(run, Path(runs_dir) / f"point-{k}", summary)
+            lines.append(f"predicted run ({point.label}): {written}")
     return "\n".join(lines)
