@@ -304,9 +304,11 @@ def fit_beta(first: _MeasuredRun, second: _MeasuredRun) -> tuple[float, str]:
     return beta, f"beta = {beta:.3f}: bandwidth-bound work ratio {rho:.3f} between bandwidth excess {x_lo:.2f} and {x_hi:.2f}"
 
 
-def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empirical", cores: int | None = None) -> Calibration:
+def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empirical", cores: int | None = None,
+              beta: float | None = None) -> Calibration:
     """The model of `run`; `bandwidth_run` (the same workload at another concurrency) fits
-    the memory-bandwidth slowdown. `cores` overrides the host's (required for a log)."""
+    the memory-bandwidth slowdown, or `beta` gives it. `cores` overrides the host's
+    (required for a log)."""
     if fit not in FITS:
         raise CalibrationError(f"fit must be one of {FITS}, got {fit!r}")
     host = run.meta.get("host") if isinstance(run.meta.get("host"), dict) else {}
@@ -324,13 +326,15 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
         notes.append("reference log: stage durations as logged (their run's contention included); not validated")
     else:
         gpu_on_cpu = str(run.config.get("backend", "cpu")) == "cpu"
-        beta = 0.0
         measured = _MeasuredRun(run, settings, gpu_on_cpu)
-        if bandwidth_run is not None:
+        if beta is not None:
+            notes.append(f"beta = {beta:.3f} given")
+        elif bandwidth_run is not None:
             other = settings_from_config(bandwidth_run.config, cores or (bandwidth_run.meta.get("host") or {}).get("cores"))
             beta, how = fit_beta(measured, _MeasuredRun(bandwidth_run, other, gpu_on_cpu))
             notes.append(how + f" (runs {run.run_id}, {bandwidth_run.run_id})")
         else:
+            beta = 0.0
             notes.append("beta = 0: one run given (the bandwidth slowdown needs a second at another concurrency)")
         work, _ = measured.work(beta)
         device_time = measured.device_time
@@ -395,3 +399,16 @@ def _kernel_share(run: Run) -> float:
     sub = run.timeline[run.timeline["event"].isin(["NTT_H", "BATCH_ADD", "TAIL_MSM"])]
     total = schema.detail_value(sub, "dur_us").astype(float).sum()
     return float(min(1.0, busy / total)) if total > 0 else 1.0
+
+
+def pooled(calibrations: list[Calibration]) -> Calibration:
+    """Repetitions of one setting as one calibration: each stage's values of all of them
+    (the first's memory figures, beta and knobs)."""
+    first = calibrations[0]
+    stages = {}
+    for name, dist in first.stages.items():
+        values = np.concatenate([c.stages[name].values for c in calibrations if name in c.stages])
+        stages[name] = StageDistribution(name, values, dist.duration, dist.fit)
+    notes = first.notes + [f"pooled over {len(calibrations)} runs: {', '.join(c.run_id for c in calibrations)}"]
+    return Calibration(**{**first.__dict__, "stages": stages, "notes": notes,
+                          "run_id": " + ".join(c.run_id for c in calibrations)})

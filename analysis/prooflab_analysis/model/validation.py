@@ -1,7 +1,8 @@
 """The model against a measured experiment (issue 20, item 3).
 
-Calibrate on one run of an experiment (a (cell, variant) of its index, first repetition),
-fit the bandwidth slowdown with a run of another cell, then predict every (cell, variant)
+Calibrate on one arm of an experiment (a (cell, variant) of its index: every repetition,
+their stage values pooled), fit the bandwidth slowdown with the first runs of it and of
+another cell, then predict every (cell, variant)
 with that run's own config and compare with what was measured in the same sitting:
 throughput (s/proof, metrics.throughput over the timeline — the definition the prediction
 uses) and latency p50. The relative error per cell and the median absolute error over the
@@ -22,7 +23,7 @@ import pandas as pd
 from .. import metrics
 from ..loaders import load_experiment, load_run
 from ..tables import fmt_float, fmt_signed_percent, markdown_table
-from .calibration import Calibration, calibrate
+from .calibration import Calibration, calibrate, pooled
 from .predict import point_prediction
 from .settings import settings_from_config
 
@@ -54,12 +55,13 @@ def _arm(index: pd.DataFrame, arm: str) -> pd.DataFrame:
 
 def validate(experiment_dir: str | Path, calibrate_on: str, bandwidth_from: str | None = None, *, reps: int = 3,
              seed: int = 0) -> Validation:
-    """Calibrate on `calibrate_on`'s first repetition (`bandwidth_from`'s first fits beta),
+    """Calibrate on `calibrate_on`'s repetitions (`bandwidth_from`'s first fits beta),
     predict every arm and compare (module doc)."""
     index = load_experiment(experiment_dir)
-    cal_run = load_run(_arm(index, calibrate_on)["run_path"].iloc[0])
+    cal_runs = [load_run(p) for p in _arm(index, calibrate_on)["run_path"]]
     bw_run = load_run(_arm(index, bandwidth_from)["run_path"].iloc[0]) if bandwidth_from else None
-    cal = calibrate(cal_run, bw_run)
+    first = calibrate(cal_runs[0], bw_run)
+    cal = pooled([first] + [calibrate(r, beta=first.beta) for r in cal_runs[1:]])
     used = {calibrate_on, bandwidth_from}
     rows: list[dict[str, Any]] = []
     for (cell, variant), group in index[index["status"] == "complete"].groupby(["cell", "variant"], sort=True):
