@@ -2,7 +2,8 @@
 
 Each knob has the name the engine uses (docs/engine.md, run.json `config`), a parser that
 accepts what `--set key=value` accepts, and a status saying how far the model of it has been
-checked: `validated` (predicted and measured in results/2026-12-01-model-validation-cpu.md),
+checked: `compared` (predicted and compared with measured runs in
+results/2026-12-02-model-validation-cpu.md — 12.3 % median error there, above the 10 % target),
 `modelled` (simulated from the engine's code or docs, not yet checked against runs) or
 `model-only` (a property of the machine the model needs, not an engine knob). Adding a knob
 is adding a row here and using it in engine_sim.py.
@@ -82,24 +83,24 @@ class Knob:
     name: str
     parse: Callable[[str, Any], Any]
     default: Any
-    status: str  # validated | modelled | model-only
+    status: str  # compared | modelled | model-only
     meaning: str
 
 
 KNOBS: dict[str, Knob] = {k.name: k for k in [
-    Knob("count", _uint(1, 1_000_000), 1, "validated", "proofs in the batch (c)"),
-    Knob("concurrency", _uint(1, 10_000), 1, "validated", "proofs in flight (j)"),
+    Knob("count", _uint(1, 1_000_000), 1, "compared", "proofs in the batch (c)"),
+    Knob("concurrency", _uint(1, 10_000), 1, "compared", "proofs in flight (j)"),
     Knob("partitions", _uint(1, 1000), 10, "modelled", "partitions per proof (stage distributions reused)"),
-    Knob("gpu_workers_per_device", _uint(1, 64), 2, "validated", "GPU workers per device (gw)"),
+    Knob("gpu_workers_per_device", _uint(1, 64), 2, "compared", "GPU workers per device (gw)"),
     Knob("devices", _uint(1, 64), 1, "modelled", "devices, each with its own lock(s) and VRAM"),
-    Knob("lock_policy", _choice("single", "two_lock", "none"), "single", "validated", "GPU interlock"),
-    Knob("dealloc_policy", _choice("async", "serialized", "inline"), "async", "validated",
+    Knob("lock_policy", _choice("single", "two_lock", "none"), "single", "compared", "GPU interlock"),
+    Knob("dealloc_policy", _choice("async", "serialized", "inline"), "async", "compared",
          "host-buffer free: detached / one mutex (I1) / on the worker"),
-    Knob("gpu_threads", _uint(0, 4096), 0, "validated", "groth16 pool threads for b_g2_msm (I2); 0 = cores"),
+    Knob("gpu_threads", _uint(0, 4096), 0, "compared", "groth16 pool threads for b_g2_msm (I2); 0 = cores"),
     Knob("synth_threads", _uint(0, 4096), 0, "modelled", "synthesis pool threads; 0 = cores"),
     Knob("device_threads", _uint(0, 4096), 0, "modelled", "CPU backend: the emulated device's threads; 0 = cores"),
-    Knob("throttle", _bool, False, "validated", "synthesis yields while any b_g2_msm runs (I3)"),
-    Knob("vram_limit", _bytes, 0, "validated", "usable device memory in bytes; 0 = the calibrated device's"),
+    Knob("throttle", _bool, False, "compared", "synthesis yields while any b_g2_msm runs (I3)"),
+    Knob("vram_limit", _bytes, 0, "compared", "usable device memory in bytes; 0 = the calibrated device's"),
     Knob("host_mem_budget", _bytes, 0, "modelled", "host bytes of partition buffers; 0 = the engine's auto"),
     Knob("partition_workers", _uint(1, 1024), ENGINE_SYNTHESIS_LANES, "modelled",
          "issue #19 pw: partitions synthesized at once (today: the engine's 2 lanes)"),
