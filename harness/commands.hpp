@@ -18,6 +18,7 @@ void add_sweep_command(CLI::App& app);
 void add_workload_command(CLI::App& app);
 void add_regress_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_predict_command(CLI::App& app);
 void add_gpu_phase_command(CLI::App& app);
 
 }  // namespace prooflab::harness

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   prooflab::harness::add_workload_command(app);
   prooflab::harness::add_regress_command(app);
   prooflab::harness::add_report_command(app);
+  prooflab::harness::add_predict_command(app);
   prooflab::harness::add_gpu_phase_command(app);
   prooflab::harness::remember_command_line(argc, argv);
   try {

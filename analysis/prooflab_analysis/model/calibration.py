@@ -1,0 +1,414 @@
+"""Stage distributions fitted from one measured run (and the bandwidth slowdown from two).
+
+A prooflab run directory gives every stage's interval (timeline.csv; the epilogue from
+stages.csv). What a stage measured is its work *under that run's contention*, so the
+calibration turns each interval back into the CPU work it did: the integral over the
+interval of the rate resources.cpu_rates gives it, with the set of stages that were running
+at each moment as the timeline shows them (the same sharing rule the simulation applies
+forward). Each stage's per-instance work values are its distribution: resampled as they are
+(`fit="empirical"`, the default) or as a lognormal with their log-mean and log-sd
+(`fit="lognormal"`). On a real GPU the sub-stages (ntt_h, batch_add, tail_msm) and the
+upload are device time: their durations are used as measured.
+
+The memory-bandwidth slowdown beta (resources.py) needs two runs at different
+concurrencies: with beta = 0 the bandwidth-bound stages' apparent work rises with the excess
+bandwidth-bound cores x they ran beside. beta is the value for which the deconvolved
+bandwidth-bound work is the same in both runs (a root found by scipy's brentq): the work
+is a property of the workload, so what differs between the runs must be the slowdown.
+With one run beta is 0 and the calibration says so.
+
+A reference log (its Run from reflog) has no per-partition intervals of every stage; its
+CUZK_TIMING values are taken as durations ("duration" stages: the contention of the logged
+run stays in them), which the docs mark as not validated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import optimize
+
+from .. import metrics, schema
+from ..loaders import Run
+from ..stats import percentile
+from .resources import CpuTask, bandwidth_excess, cpu_rates
+from .settings import Settings, settings_from_config
+from .stages import BANDWIDTH_BOUND, cpu_task, pool_sizes
+
+# The CPU backend's emulated device: bytes per FFT-domain element of a partition's VRAM
+# (core/engine/cpu_backend.cpp: a, b, c staged; MSM scratch during the phase).
+CPU_BACKEND_STAGED_PER_ELEMENT = 96
+CPU_BACKEND_SCRATCH_PER_ELEMENT = 13
+CPU_BACKEND_VRAM = 16 << 30  # the emulated device's default budget (kDefaultVram)
+FITS = ("empirical", "lognormal")
+# Stage names of reference-log CUZK_TIMING values the model uses.
+_REFERENCE_STAGES = {"prep_msm": "prep_msm", "b_g2_msm": "b_g2_msm", "ntt_h": "ntt_h", "batch_add": "batch_add",
+                     "tail_msm": "tail_msm", "dealloc": "dealloc"}
+
+
+class CalibrationError(ValueError):
+    """The run cannot calibrate the model; the message says what is missing."""
+
+
+@dataclass
+class StageDistribution:
+    """One stage's values (core-seconds of work, or seconds for a duration stage)."""
+
+    stage: str
+    values: np.ndarray
+    duration: bool  # True: seconds as measured; False: CPU work in core-seconds
+    fit: str = "empirical"
+
+    def sample(self, rng: np.random.Generator) -> float:
+        if self.values.size == 0:
+            return 0.0
+        if self.fit == "lognormal":
+            logs = np.log(np.maximum(self.values, 1e-9))
+            return float(rng.lognormal(logs.mean(), logs.std()))
+        return float(self.values[rng.integers(self.values.size)])
+
+    def describe(self) -> dict[str, Any]:
+        return {"stage": self.stage, "kind": "duration_s" if self.duration else "work_core_s", "n": int(self.values.size),
+                "mean": float(self.values.mean()) if self.values.size else float("nan"),
+                "p50": percentile(self.values, 50), "p95": percentile(self.values, 95)}
+
+
+@dataclass
+class Calibration:
+    """Everything the simulation draws on, fitted from a run."""
+
+    run_id: str
+    settings: Settings  # the calibration run's own knobs
+    stages: dict[str, StageDistribution]
+    beta: float
+    gpu_on_cpu: bool  # the CPU backend: the GPU sub-stages are work on the host's cores
+    host_bytes: int
+    abc_bytes: int
+    vram_staged_bytes: int
+    vram_scratch_bytes: int
+    vram_budget_bytes: int
+    kernel_share: float  # of the GPU sub-stages' time, the share that is kernel time
+    peak_rss_bytes: float  # of the calibration run; NaN when not recorded
+    notes: list[str] = field(default_factory=list)
+
+    def sample(self, stage: str, rng: np.random.Generator) -> float:
+        dist = self.stages.get(stage)
+        return dist.sample(rng) if dist is not None else 0.0
+
+    def is_duration(self, stage: str) -> bool:
+        dist = self.stages.get(stage)
+        return dist is not None and dist.duration
+
+    def table(self) -> pd.DataFrame:
+        return pd.DataFrame([d.describe() for d in self.stages.values()])
+
+
+# ------------------------------------------------------------ measured intervals
+
+@dataclass(frozen=True)
+class _Interval:
+    start_s: float
+    end_s: float
+    stage: str
+    device: int
+
+
+def _pairs(tl: pd.DataFrame, start: str, end: str) -> pd.DataFrame:
+    return metrics.pair_intervals(tl, start, end)
+
+
+def measured_intervals(run: Run, gpu_on_cpu: bool) -> tuple[list[_Interval], list[tuple[float, float]], dict]:
+    """The CPU-stage intervals of a prooflab run, the throttle's on-periods, and the
+    device-time durations (seconds) of a real GPU's stages."""
+    tl = run.timeline
+    out: list[_Interval] = []
+    device_time: dict[str, list[float]] = {}
+
+    def add(frame: pd.DataFrame, stage: str) -> None:
+        for r in frame.itertuples():
+            dev = 0 if pd.isna(r.device) else int(r.device)
+            out.append(_Interval(r.start_us / 1e6, r.end_us / 1e6, stage, dev))
+
+    for stage, (start, end) in (("synth", ("SYNTH_START", "SYNTH_END")), ("prep_msm", ("PREP_MSM_START", "PREP_MSM_END")),
+                                ("b_g2_msm", ("B_G2_MSM_START", "B_G2_MSM_END")),
+                                ("dealloc", ("DEALLOC_START", "DEALLOC_END"))):
+        add(_pairs(tl, start, end), stage)
+    verify = metrics.pair_intervals(tl, "PROOF_DONE", "JOB_DONE", keys=("job",))
+    add(verify, "verify")
+
+    gpu = _pairs(tl, "GPU_START", "GPU_END").set_index(["job", "partition"])
+    sub = {}
+    for stage, event in (("ntt_h", "NTT_H"), ("batch_add", "BATCH_ADD"), ("tail_msm", "TAIL_MSM")):
+        rows = tl[tl["event"] == event]
+        dur = schema.detail_value(rows, "dur_us").astype(float)
+        sub[stage] = pd.DataFrame({"job": rows["job"].to_numpy(), "partition": rows["partition"].to_numpy(),
+                                   "end_us": rows["t_us"].to_numpy(dtype=float), "dur_us": dur.to_numpy()}
+                                  ).set_index(["job", "partition"])
+    stages = run.stages.set_index(["job", "partition"]) if not run.stages.empty else None
+    for key, g in gpu.iterrows():
+        dev = 0 if pd.isna(g["device"]) else int(g["device"])
+        if any(key not in sub[s].index for s in sub):
+            continue
+        ntt = sub["ntt_h"].loc[key]
+        ntt_start = float(ntt["end_us"] - ntt["dur_us"])
+        upload_start = float(g["start_us"])
+        if stages is not None and key in stages.index:
+            pre = stages.loc[key].get("pre_destructor_us")
+            if pre is not None and not pd.isna(pre):
+                upload_start += float(pre)
+        upload = (upload_start / 1e6, max(upload_start, ntt_start) / 1e6)
+        if gpu_on_cpu:
+            out.append(_Interval(upload[0], upload[1], "upload", dev))
+        else:
+            device_time.setdefault("upload", []).append(upload[1] - upload[0])
+        for stage, frame in sub.items():
+            row = frame.loc[key]
+            s, e = float(row["end_us"] - row["dur_us"]) / 1e6, float(row["end_us"]) / 1e6
+            if gpu_on_cpu:
+                out.append(_Interval(s, e, stage, dev))
+            else:
+                device_time.setdefault(stage, []).append(e - s)
+    prestage = _pairs(tl, "PRESTAGE_START", "PRESTAGE_END")
+    if not prestage.empty:
+        ends = tl[tl["event"] == "PRESTAGE_END"]
+        ok = set(zip(ends.loc[schema.detail_value(ends, "prestage") == "ok", "job"],
+                     ends.loc[schema.detail_value(ends, "prestage") == "ok", "partition"]))
+        add(prestage[[(j, p) in ok for j, p in zip(prestage["job"], prestage["partition"])]], "upload")
+    if stages is not None and "epilogue_us" in run.stages:
+        b_g2_end = _pairs(tl, "B_G2_MSM_START", "B_G2_MSM_END").set_index(["job", "partition"])["end_us"]
+        for key, row in stages.iterrows():
+            if row["status"] != "ok" or pd.isna(row["epilogue_us"]) or key not in gpu.index or key not in b_g2_end.index:
+                continue
+            start = max(float(gpu.loc[key, "end_us"]), float(b_g2_end.loc[key])) / 1e6
+            dev = 0 if pd.isna(row["device"]) else int(row["device"])
+            out.append(_Interval(start, start + float(row["epilogue_us"]) / 1e6, "epilogue", dev))
+    on = tl.loc[tl["event"] == "THROTTLE_ON", "t_us"].to_numpy(dtype=float) / 1e6
+    off = tl.loc[tl["event"] == "THROTTLE_OFF", "t_us"].to_numpy(dtype=float) / 1e6
+    throttle = list(zip(np.sort(on), np.sort(off)))
+    return out, throttle, device_time
+
+
+def deconvolve(intervals: list[_Interval], throttle: list[tuple[float, float]], cores: int,
+               pools: dict[str, int], beta: float, task_of) -> tuple[np.ndarray, np.ndarray]:
+    """Work (core-seconds) of each interval under the sharing rule, and the mean bandwidth
+    excess each one ran beside (weighted by its progress). A sweep over the intervals'
+    boundaries; the rates of a set of running tasks depend only on which kinds of task run,
+    so they are computed once per such set."""
+    tasks: list[CpuTask] = [task_of(iv.stage, iv.device) for iv in intervals]
+    # (time, +1 start / -1 end / 0 throttle change, index or throttle delta)
+    points = [(iv.start_s, 1, i) for i, iv in enumerate(intervals)] + [(iv.end_s, -1, i) for i, iv in enumerate(intervals)]
+    points += [(on, 0, 1) for on, _ in throttle] + [(off, 0, -1) for _, off in throttle]
+    points.sort(key=lambda p: (p[0], -abs(p[1])))
+    work = np.zeros(len(intervals))
+    excess = np.zeros(len(intervals))
+    active: set[int] = set()
+    throttled = 0
+    cache: dict[tuple, tuple[dict[CpuTask, float], float]] = {}
+    last = points[0][0] if points else 0.0
+    for t, kind, value in points:
+        dt = t - last
+        if dt > 0 and active:
+            key = (tuple(sorted(tasks[i] for i in active)), throttled > 0)
+            if key not in cache:
+                kinds = list(key[0])
+                paused = frozenset({"synthesis"}) if key[1] else frozenset()
+                rates = cpu_rates(kinds, cores, pools, beta, paused)
+                cache[key] = (dict(zip(kinds, rates)), bandwidth_excess(kinds, cores, pools, paused))
+            rate_of, x = cache[key]
+            for i in active:
+                r = rate_of[tasks[i]]
+                work[i] += r * dt
+                excess[i] += r * dt * x
+        last = t
+        if kind == 1:
+            active.add(value)
+        elif kind == -1:
+            active.discard(value)
+        else:
+            throttled += value
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_excess = np.where(work > 0, excess / work, 0.0)
+    return work, mean_excess
+
+
+# --------------------------------------------------------------------- calibrate
+
+def _host_cores(run: Run, settings_cores: int) -> int:
+    host = run.meta.get("host")
+    cores = host.get("cores") if isinstance(host, dict) else None
+    return int(cores) if cores else settings_cores
+
+
+class _MeasuredRun:
+    """A run's stage intervals, read once, deconvolved for any beta."""
+
+    def __init__(self, run: Run, settings: Settings, gpu_on_cpu: bool):
+        self.intervals, self.throttle, device_time = measured_intervals(run, gpu_on_cpu)
+        if not self.intervals:
+            raise CalibrationError(f"{run.run_id}: the timeline has no stage intervals (SYNTH_START/END, GPU_START/END, ...)")
+        self.device_time = {k: np.array(v) for k, v in device_time.items()}
+        self.cores = settings["cores"]
+        self.pools = pool_sizes(settings, settings["devices"])
+
+    def work(self, beta: float) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+        """Per stage: the work values, and the mean bandwidth excess they ran beside."""
+        work, excess = deconvolve(self.intervals, self.throttle, self.cores, self.pools, beta,
+                                  lambda stage, dev: cpu_task(stage, self.pools, dev))
+        by_stage: dict[str, list[float]] = {}
+        excess_by_stage: dict[str, list[float]] = {}
+        for iv, w, x in zip(self.intervals, work, excess):
+            by_stage.setdefault(iv.stage, []).append(w)
+            excess_by_stage.setdefault(iv.stage, []).append(x)
+        return {k: np.array(v) for k, v in by_stage.items()}, {k: float(np.mean(v)) for k, v in excess_by_stage.items()}
+
+
+def _bandwidth_work(works: dict[str, np.ndarray], stages: list[str]) -> float:
+    return sum(float(np.mean(works[s])) for s in stages)
+
+
+def fit_beta(first: _MeasuredRun, second: _MeasuredRun) -> tuple[float, str]:
+    """beta such that the bandwidth-bound stages did the same work in both runs (module
+    doc): the root of W_hi(beta) / W_lo(beta) - 1, bracketed from the closed form at
+    beta = 0; (beta, how it was found)."""
+    (w1, x1), (w2, x2) = first.work(0.0), second.work(0.0)
+    stages = sorted(s for s in BANDWIDTH_BOUND if s in w1 and s in w2)
+    if not stages:
+        return 0.0, "beta = 0: the two runs share no bandwidth-bound stage"
+
+    def excess(work: dict, x: dict) -> float:
+        total = _bandwidth_work(work, stages)
+        return sum(float(np.mean(work[s])) * x[s] for s in stages) / total if total > 0 else 0.0
+
+    e1, e2 = excess(w1, x1), excess(w2, x2)
+    lo, hi = (first, second) if e1 <= e2 else (second, first)
+    x_lo, x_hi = sorted((e1, e2))
+    if x_hi - x_lo < 0.05:
+        return 0.0, f"beta = 0: the two runs ran at the same bandwidth excess ({x_lo:.2f}, {x_hi:.2f})"
+
+    def gap(beta: float) -> float:
+        return _bandwidth_work(hi.work(beta)[0], stages) / _bandwidth_work(lo.work(beta)[0], stages) - 1.0
+
+    rho = 1.0 + gap(0.0)
+    if rho <= 1.0:
+        return 0.0, f"beta = 0: bandwidth-bound work did not grow with bandwidth excess (ratio {rho:.3f} at " \
+                    f"{x_lo:.2f} -> {x_hi:.2f})"
+    upper = 1.0
+    while gap(upper) > 0 and upper < 64:
+        upper *= 2
+    if gap(upper) > 0:
+        return 0.0, f"beta = 0: no beta up to {upper:g} explains the work ratio {rho:.3f}"
+    beta = float(optimize.brentq(gap, 0.0, upper, xtol=1e-3))
+    return beta, f"beta = {beta:.3f}: bandwidth-bound work ratio {rho:.3f} between bandwidth excess {x_lo:.2f} and {x_hi:.2f}"
+
+
+def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empirical", cores: int | None = None,
+              beta: float | None = None) -> Calibration:
+    """The model of `run`; `bandwidth_run` (the same workload at another concurrency) fits
+    the memory-bandwidth slowdown, or `beta` gives it. `cores` overrides the host's
+    (required for a log)."""
+    if fit not in FITS:
+        raise CalibrationError(f"fit must be one of {FITS}, got {fit!r}")
+    host = run.meta.get("host") if isinstance(run.meta.get("host"), dict) else {}
+    settings = settings_from_config(run.config, cores or host.get("cores"))
+    if settings["cores"] < 1:
+        raise CalibrationError(f"{run.run_id}: the run does not record the host's cores; give --set cores=N")
+    notes: list[str] = []
+    if run.meta.get("source") == "reference_log":
+        stages = _reference_stages(run, fit, notes)
+        gpu_on_cpu, beta = False, 0.0
+        if settings["concurrency"] > settings["count"]:
+            notes.append(f"reference log: the bench's concurrency {settings['concurrency']} exceeds its "
+                         f"{settings['count']} proofs; taken as {settings['count']}")
+            settings["concurrency"] = settings["count"]
+        notes.append("reference log: stage durations as logged (their run's contention included); not validated")
+    else:
+        gpu_on_cpu = str(run.config.get("backend", "cpu")) == "cpu"
+        measured = _MeasuredRun(run, settings, gpu_on_cpu)
+        if beta is not None:
+            notes.append(f"beta = {beta:.3f} given")
+        elif bandwidth_run is not None:
+            other = settings_from_config(bandwidth_run.config, cores or (bandwidth_run.meta.get("host") or {}).get("cores"))
+            beta, how = fit_beta(measured, _MeasuredRun(bandwidth_run, other, gpu_on_cpu))
+            notes.append(how + f" (runs {run.run_id}, {bandwidth_run.run_id})")
+        else:
+            beta = 0.0
+            notes.append("beta = 0: one run given (the bandwidth slowdown needs a second at another concurrency)")
+        work, _ = measured.work(beta)
+        device_time = measured.device_time
+        stages = {s: StageDistribution(s, v, False, fit) for s, v in work.items()}
+        stages.update({s: StageDistribution(s, v, True, fit) for s, v in device_time.items()})
+    host_bytes, abc, staged, scratch, vram_budget = _memory(run, gpu_on_cpu, notes)
+    rss = metrics.peak_rss(run)[0]
+    return Calibration(run_id=run.run_id, settings=settings, stages=stages, beta=beta, gpu_on_cpu=gpu_on_cpu,
+                       host_bytes=host_bytes, abc_bytes=abc, vram_staged_bytes=staged, vram_scratch_bytes=scratch,
+                       vram_budget_bytes=vram_budget, kernel_share=_kernel_share(run), peak_rss_bytes=rss, notes=notes)
+
+
+def _reference_stages(run: Run, fit: str, notes: list[str]) -> dict[str, StageDistribution]:
+    long = metrics.run_stage_long(run)
+    out = {}
+    synth = _pairs(run.timeline, "SYNTH_START", "SYNTH_END")
+    if not synth.empty:
+        out["synth"] = StageDistribution("synth", synth["dur_us"].to_numpy(dtype=float) / 1e6, True, fit)
+    for key, stage in _REFERENCE_STAGES.items():
+        values = long.loc[long["stage"] == key, "value_us"].to_numpy(dtype=float) / 1e6
+        if values.size:
+            out[stage] = StageDistribution(stage, values, True, fit)
+    missing = [s for s in ("synth", "ntt_h", "b_g2_msm") if s not in out]
+    if missing:
+        raise CalibrationError(f"{run.run_id}: the log has no {', '.join(missing)} timings (TIMELINE SYNTH_START/END, "
+                               "CUZK_TIMING ntt_msm_h_ms / b_g2_msm_ms)")
+    return out
+
+
+def _memory(run: Run, gpu_on_cpu: bool, notes: list[str]) -> tuple[int, int, int, int, int]:
+    """host bytes per partition, its a/b/c bytes, VRAM staged and scratch, VRAM budget."""
+    st = run.stages
+    ok = st[st["status"] == "ok"] if not st.empty else st
+    host = int(ok["host_bytes"].dropna().median()) if not ok.empty and ok["host_bytes"].notna().any() else 0
+    vram_limit = run.config.get("vram_limit")
+    if gpu_on_cpu and not ok.empty and ok["vram_peak_bytes"].notna().any():
+        # The smallest peak is a partition alone on the device: (96 + 13) bytes per element.
+        domain = int(ok["vram_peak_bytes"].dropna().min()) // (CPU_BACKEND_STAGED_PER_ELEMENT + CPU_BACKEND_SCRATCH_PER_ELEMENT)
+        staged, scratch = domain * CPU_BACKEND_STAGED_PER_ELEMENT, domain * CPU_BACKEND_SCRATCH_PER_ELEMENT
+        budget = int(vram_limit) if vram_limit else CPU_BACKEND_VRAM
+        return host, staged, staged, scratch, budget
+    gpu = run.meta.get("gpu") if isinstance(run.meta.get("gpu"), dict) else {}
+    budget = int(vram_limit) if vram_limit else int(gpu.get("mem_bytes") or 0)
+    peak = int(ok["vram_peak_bytes"].dropna().min()) if not ok.empty and ok["vram_peak_bytes"].notna().any() else 0
+    notes.append("VRAM: a partition's whole peak is charged at staging (staged/scratch split known only for the CPU "
+                 "backend); early_free's a/b/c bytes unknown (taken as 0)")
+    if not budget:
+        budget = 1 << 62
+        notes.append("VRAM budget unknown (no vram_limit, no gpu.mem_bytes): unbounded unless --set vram_limit")
+    if not host:
+        notes.append("host bytes per partition unknown (no stages.csv host_bytes): peak host memory not predicted")
+    return host, 0, peak, 0, budget
+
+
+def _kernel_share(run: Run) -> float:
+    """CUPTI kernel time over the GPU sub-stages' time; 1 without CUPTI (the sub-stages are
+    taken as kernel time, which on the CPU backend is the emulated device computing)."""
+    kernels = run.cupti[run.cupti["kind"] == "KERNEL"] if not run.cupti.empty else run.cupti
+    if kernels.empty:
+        return 1.0
+    busy = metrics.union_us(kernels["start_us"], kernels["end_us"])
+    sub = run.timeline[run.timeline["event"].isin(["NTT_H", "BATCH_ADD", "TAIL_MSM"])]
+    total = schema.detail_value(sub, "dur_us").astype(float).sum()
+    return float(min(1.0, busy / total)) if total > 0 else 1.0
+
+
+def pooled(calibrations: list[Calibration]) -> Calibration:
+    """Repetitions of one setting as one calibration: each stage's values of all of them
+    (the first's memory figures, beta and knobs)."""
+    first = calibrations[0]
+    stages = {}
+    for name, dist in first.stages.items():
+        values = np.concatenate([c.stages[name].values for c in calibrations if name in c.stages])
+        stages[name] = StageDistribution(name, values, dist.duration, dist.fit)
+    notes = first.notes + [f"pooled over {len(calibrations)} runs: {', '.join(c.run_id for c in calibrations)}"]
+    return Calibration(**{**first.__dict__, "stages": stages, "notes": notes,
+                          "run_id": " + ".join(c.run_id for c in calibrations)})

@@ -1,0 +1,77 @@
+"""Calibration (issue 20, item 2): the work a stage did is recovered from a timeline in which
+stages shared the cores; the bandwidth slowdown is recovered from two concurrencies; the
+distributions are the run's values, resampled or lognormal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from prooflab_analysis.loaders import Run
+from prooflab_analysis import schema
+from prooflab_analysis.model.calibration import CalibrationError, StageDistribution, calibrate
+from prooflab_analysis.model.engine_sim import simulate
+from prooflab_analysis.model.predict import predicted_run
+
+from test_model_analytic import calibration, settings
+
+WORK = {"synth": 0.30, "prep_msm": 0.10, "upload": 0.05, "ntt_h": 0.20, "batch_add": 0.05, "tail_msm": 0.10,
+        "b_g2_msm": 0.15, "dealloc": 0.02, "verify": 0.01}
+
+
+def simulated_run(beta: float, **kw) -> Run:
+    cal = calibration({s: (w, False) for s, w in WORK.items()}, beta=beta)
+    s = settings(**{"cores": 2, "count": 8, "concurrency": 4, "partitions": 2, **kw})
+    return predicted_run(simulate(cal, s), cal, f"sim-j{s['concurrency']}")
+
+
+def test_work_is_recovered_from_a_contended_timeline():
+    run = simulated_run(0.0)
+    # The stages did overlap: synthesis took longer than its work somewhere.
+    synth = run.timeline[run.timeline["event"].isin(["SYNTH_START", "SYNTH_END"])]
+    spans = synth.groupby(["job", "partition"])["t_us"].agg(lambda t: t.max() - t.min()) / 1e6
+    assert spans.max() > WORK["synth"] * 1.5
+    cal = calibrate(run)
+    assert cal.settings["cores"] == 2 and cal.beta == 0.0
+    for stage, work in WORK.items():
+        values = cal.stages[stage].values
+        assert values.size > 0
+        # µs timestamps: a few µs of error per boundary.
+        assert values == pytest.approx(np.full(values.size, work), abs=2e-5), stage
+
+
+def test_bandwidth_slowdown_is_recovered_from_two_concurrencies():
+    beta = 0.4
+    low = simulated_run(beta, concurrency=1, partition_workers=1, gpu_workers_per_device=1)
+    high = simulated_run(beta, concurrency=4, partition_workers=4)
+    cal = calibrate(high, low)
+    assert cal.beta == pytest.approx(beta, rel=0.15)
+    # With it, the bandwidth-bound stages' work is the true work again.
+    assert cal.stages["synth"].values.mean() == pytest.approx(WORK["synth"], rel=0.05)
+    # One run: beta 0, and the calibration says why.
+    alone = calibrate(high)
+    assert alone.beta == 0.0 and any("one run given" in n for n in alone.notes)
+
+
+def test_lognormal_fit_samples_the_fitted_law():
+    rng = np.random.default_rng(1)
+    values = rng.lognormal(np.log(2.0), 0.3, size=400)
+    dist = StageDistribution("synth", values, True, fit="lognormal")
+    draws = np.array([dist.sample(np.random.default_rng(k)) for k in range(4000)])
+    logs = np.log(values)
+    assert np.log(draws).mean() == pytest.approx(logs.mean(), abs=0.02)
+    assert np.log(draws).std() == pytest.approx(logs.std(), abs=0.02)
+    empirical = StageDistribution("synth", values, True)
+    assert set(empirical.sample(np.random.default_rng(k)) for k in range(50)) <= set(values)
+
+
+def test_a_run_without_stage_intervals_cannot_calibrate():
+    run = Run(path=None, meta={"run_id": "empty", "host": {"cores": 2}, "config": {"count": 1}},
+              timeline=schema.empty_timeline(), stages=schema.empty_stages(), cupti=schema.empty_cupti(),
+              counters=schema.empty_counters())
+    with pytest.raises(CalibrationError, match="empty: the timeline has no stage intervals"):
+        calibrate(run)
+    run.meta["host"] = {}
+    with pytest.raises(CalibrationError, match="does not record the host's cores; give --set cores=N"):
+        calibrate(run)
