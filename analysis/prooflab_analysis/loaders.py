@@ -24,6 +24,18 @@ import pandas as pd
 from . import schema
 
 
+# An error quotes at most this much of the line it names (a garbled 1 MB line must not
+# become a 1 MB message).
+QUOTE_LIMIT = 200
+
+
+def quote(text: str) -> str:
+    """`text` cut to QUOTE_LIMIT characters, saying how much was left out."""
+    if len(text) <= QUOTE_LIMIT:
+        return text
+    return f"{text[:QUOTE_LIMIT]}... ({len(text) - QUOTE_LIMIT} more characters)"
+
+
 class RunFormatError(ValueError):
     """A run-directory or log file does not follow the documented format."""
 
@@ -35,7 +47,7 @@ class RunFormatError(ValueError):
         where = self.path if line is None else f"{self.path}:{line}"
         text = f"{where}: {message}"
         if content is not None:
-            text += f"\n  line {line}: {content!r}"
+            text += f"\n  line {line}: {quote(content)!r}"
         super().__init__(text)
 
 

@@ -36,14 +36,14 @@ import numpy as np
 import pandas as pd
 
 from . import schema
-from .loaders import Run, RunFormatError
+from .loaders import Run, RunFormatError, quote
 from .reflog_chunks import ChunkScan, normalise, read_chunks, scan_chunk
 from .reflog_bench import (
     BENCH_HEADER, COMPLETION_START, SUMMARY_HEADER, parse_bench_header_line, parse_completion,
     parse_prooflab_header, parse_summary_line, summary_key,
 )
 from .reflog_cuda import NTT_H_PREFIX, STAGE_NAMES, TIMING_PREFIX, parse_cuda
-from .reflog_lines import LineError, check_job_id, quote, uint
+from .reflog_lines import LineError, check_job_id, uint
 from .reflog_timeline import PREFIX as TIMELINE_PREFIX, parse_timeline
 from .reflog_tracing import looks_like_tracing, parse_tracing, strip_ansi
 

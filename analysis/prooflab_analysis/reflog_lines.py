@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 
-# An error quotes at most this much of the line it names (a garbled 1 MB line must not
-# become a 1 MB message).
-QUOTE_LIMIT = 200
+from .loaders import quote
 
 # Job ids are uuids (cuzk-core engine.rs `Uuid::new_v4()`) or ids a client chose; never
 # blanks, commas or colons, so that a fragment of an interleaved `CUZK_TIMING:` write or of
@@ -18,13 +16,6 @@ _RECORD_WORDS = ("TIMELINE", "CUZK_")
 
 class LineError(ValueError):
     """A line that starts like a record of a known source but breaks its syntax."""
-
-
-def quote(text: str) -> str:
-    """`text` cut to QUOTE_LIMIT characters, saying how much was left out."""
-    if len(text) <= QUOTE_LIMIT:
-        return text
-    return f"{text[:QUOTE_LIMIT]}... ({len(text) - QUOTE_LIMIT} more characters)"
 
 
 def check_job_id(value: str, what: str) -> str:

@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .reflog_lines import LineError, check_job_id, quote
+from .loaders import quote
+from .reflog_lines import LineError, check_job_id
 
 PREFIX = "TIMELINE,"
 EVENTS = ("SYNTH_START", "SYNTH_END", "GPU_QUEUE", "GPU_PICKUP", "GPU_START", "GPU_END")

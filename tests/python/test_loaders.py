@@ -169,3 +169,13 @@ def test_run_json_roundtrip_keeps_config(tmp_path: Path) -> None:
     path = write_known_run(tmp_path / "run")
     run = load_run(path)
     assert run.config == json.loads((path / "run.json").read_text())["config"]
+
+
+def test_a_format_error_quotes_at_most_200_characters_of_the_line(tmp_path: Path) -> None:
+    # issue 17 item 8: a garbled megabyte-long line must not become a megabyte-long message
+    from prooflab_analysis.loaders import RunFormatError
+
+    line = "x" * 1_000_000
+    text = str(RunFormatError(tmp_path / "timeline.csv", "bad row", line=7, content=line))
+    assert len(text) < 400
+    assert f"{1_000_000 - 200} more characters" in text
