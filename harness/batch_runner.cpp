@@ -38,6 +38,9 @@ void print_summary(const nlohmann::json& s, const std::filesystem::path& dir) {
               num(s["prove_s"]["min"]), num(s["prove_s"]["max"]));
   std::printf("throughput: %.2f proofs/min (%.1f s/proof)\n", num(s["throughput_proofs_per_min"]),
               num(s["s_per_proof"]));
+  std::printf("memory: peak RSS %.3f GiB (%s), peak charged host buffers %.3f GiB of a %.3f GiB budget\n",
+              num(s["peak_rss_bytes"]) / (1ull << 30), s.value("peak_rss_scope", "?").c_str(),
+              num(s["peak_host_charged_bytes"]) / (1ull << 30), num(s["host_mem_budget_bytes"]) / (1ull << 30));
   const nlohmann::json e = s.value("energy", nlohmann::json::object());
   auto figure = [&](const char* key, const char* unit) {
     const auto it = e.find(key);
@@ -114,11 +117,13 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   if (opts.print_jobs && cuzk_format) cuzk_bench.print_header(cfg);
   if (opts.print_jobs && !cuzk_format)
     std::printf("batch: %s; %u proofs x %u partitions, concurrency %u, lock=%s dealloc=%s "
-                "gw=%u throttle=%s\n",
+                "pw=%u gw=%u finalize=%s early_free=%s throttle=%s\n",
                 circuit->describe().c_str(), cfg.count, cfg.partitions, cfg.concurrency,
                 engine::to_string(cfg.lock_policy), engine::to_string(cfg.dealloc_policy),
-                cfg.gpu_workers_per_device, cfg.throttle ? "on" : "off");
+                cfg.partition_workers, cfg.gpu_workers_per_device, engine::to_string(cfg.finalize),
+                cfg.early_free ? "on" : "off", cfg.throttle ? "on" : "off");
   const auto cs = circuits::synthesize_shape(*circuit, {.keep_annotations = false});
+  engine::check_config_for_circuit(cfg, cs);  // e.g. a host budget below one partition: no run directory
   const auto dir = opts.param_dir.empty() ? default_param_dir() : opts.param_dir;
   const auto params =
       load_or_generate_params(dir, cfg.circuit, cfg.constraints, cs, setup_pool, true, std::nullopt);

@@ -139,7 +139,7 @@ _STAGES_SPEC: dict[str, _Col] = {
     "status": _Col("str", required=True, allowed=schema.STAGE_STATUS_VALUES),
     "prestage": _Col("str", allowed=schema.PRESTAGE_VALUES),
     **{c: _Col("int", min_value=0) for c in schema.STAGES_COLUMNS if c.endswith(("_us", "_bytes"))},
-    "pre_destructor_us": _Col("int", min_value=0),
+    **{c: _Col("int", min_value=0) for c in schema.STAGES_OPTIONAL_COLUMNS},
 }
 
 _CUPTI_SPEC: dict[str, _Col] = {

@@ -40,6 +40,9 @@ TIMELINE_EVENTS: frozenset[str] = frozenset(
         "PROOF_DONE",
         "JOB_DONE",
         "JOB_FAILED",
+        "EARLY_FREE",
+        "FINALIZE_START",
+        "FINALIZE_END",
     }
 )
 
@@ -51,6 +54,7 @@ PARTITION_INTERVALS: dict[str, tuple[str, str]] = {
     "prep_msm": ("PREP_MSM_START", "PREP_MSM_END"),
     "b_g2_msm": ("B_G2_MSM_START", "B_G2_MSM_END"),
     "dealloc": ("DEALLOC_START", "DEALLOC_END"),
+    "finalize": ("FINALIZE_START", "FINALIZE_END"),
 }
 
 STAGES_COLUMNS: list[str] = [
@@ -77,7 +81,7 @@ STAGES_COLUMNS: list[str] = [
     "prestage",
 ]
 # Optional trailing columns of stages.csv (documented extensions).
-STAGES_OPTIONAL_COLUMNS: list[str] = ["pre_destructor_us"]
+STAGES_OPTIONAL_COLUMNS: list[str] = ["pre_destructor_us", "abc_bytes", "aux_bytes", "density_bytes"]
 
 STAGE_DURATION_COLUMNS: list[str] = [c for c in STAGES_COLUMNS if c.endswith("_us")] + [
     "pre_destructor_us"

@@ -59,6 +59,14 @@ const char* to_string(DeallocPolicy p) {
   return "?";
 }
 
+const char* to_string(FinalizeMode m) {
+  switch (m) {
+    case FinalizeMode::kInline: return "inline";
+    case FinalizeMode::kSplit: return "split";
+  }
+  return "?";
+}
+
 std::uint64_t parse_bytes(const std::string& key, const std::string& text) {
   std::size_t i = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
@@ -94,7 +102,8 @@ std::vector<std::string> EngineConfig::keys() {
           "seed",        "verify",      "backend",         "lock_policy",   "dealloc_policy",
           "gpu_threads", "synth_threads", "device_threads", "throttle",
           "gpu_workers_per_device",     "devices",         "vram_limit",    "host_mem_budget",
-          "record",      "cupti"};
+          "partition_workers",          "synthesis_lookahead",              "max_gpu_queue_depth",
+          "early_free",  "finalize",    "record",          "cupti"};
 }
 
 void EngineConfig::set(const std::string& key, const std::string& v) {
@@ -143,6 +152,18 @@ void EngineConfig::set(const std::string& key, const std::string& v) {
     vram_limit = parse_bytes(key, v);
   } else if (key == "host_mem_budget") {
     host_mem_budget = parse_bytes(key, v);
+  } else if (key == "partition_workers") {
+    partition_workers = static_cast<std::uint32_t>(parse_uint(key, v, 1, 1024));
+  } else if (key == "synthesis_lookahead") {
+    synthesis_lookahead = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+  } else if (key == "max_gpu_queue_depth") {
+    max_gpu_queue_depth = static_cast<std::uint32_t>(parse_uint(key, v, 0, 4096));
+  } else if (key == "early_free") {
+    early_free = parse_bool(key, v);
+  } else if (key == "finalize") {
+    if (v == "inline") finalize = FinalizeMode::kInline;
+    else if (v == "split") finalize = FinalizeMode::kSplit;
+    else bad(key, v, "inline | split");
   } else if (key == "record") {
     record = parse_bool(key, v);
   } else if (key == "cupti") {
@@ -184,6 +205,11 @@ nlohmann::json EngineConfig::to_json() const {
           {"devices", devices},
           {"vram_limit", vram_limit == 0 ? nlohmann::json(nullptr) : nlohmann::json(vram_limit)},
           {"host_mem_budget", host_mem_budget},
+          {"partition_workers", partition_workers},
+          {"synthesis_lookahead", synthesis_lookahead},
+          {"max_gpu_queue_depth", max_gpu_queue_depth},
+          {"early_free", early_free},
+          {"finalize", to_string(finalize)},
           {"record", record},
           {"cupti", cupti}};
 }

@@ -15,9 +15,11 @@ namespace prooflab::engine {
 
 enum class LockPolicy { kSingle, kTwoLock, kNone };
 enum class DeallocPolicy { kAsync, kSerialized, kInline };
+enum class FinalizeMode { kInline, kSplit };
 
 const char* to_string(LockPolicy p);
 const char* to_string(DeallocPolicy p);
+const char* to_string(FinalizeMode m);
 
 // The most threads any pool may have (config keys and --threads options alike): far above a
 // real host, far below what exhausts a machine's task limit.
@@ -48,7 +50,13 @@ struct EngineConfig {
   std::uint32_t gpu_workers_per_device = 2;  // gw
   std::uint32_t devices = 1;
   std::uint64_t vram_limit = 0;       // bytes of usable device memory; 0 = the device's own
-  std::uint64_t host_mem_budget = 0;  // bytes of synthesized partitions in memory; 0 = auto
+  std::uint64_t host_mem_budget = 0;  // bytes of partition buffers in memory; 0 = auto
+  // Phase 12 of the reference (docs/engine.md, "Synthesis and memory"):
+  std::uint32_t partition_workers = 2;    // pw: partitions synthesized at once
+  std::uint32_t synthesis_lookahead = 0;  // synthesized partitions allowed to wait; 0 = pw
+  std::uint32_t max_gpu_queue_depth = 0;  // dispatch pacer target; 0 = unlimited
+  bool early_free = false;                // free a, b, c when the GPU phase has consumed them
+  FinalizeMode finalize = FinalizeMode::kInline;  // split: b_g2_msm + epilogue on a finalizer
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 

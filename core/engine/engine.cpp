@@ -16,12 +16,16 @@
 #include <thread>
 
 #include "core/circuits/circuit.hpp"
+#include "core/engine/finalizer.hpp"
+#include "core/engine/host_memory_budget.hpp"
+#include "core/engine/synthesis_permits.hpp"
 #include "core/groth16/proof_bundle.hpp"
 #include "core/groth16/prover.hpp"
 #include "core/groth16/qap.hpp"
 #include "core/groth16/setup.hpp"
 #include "core/groth16/verifier.hpp"
 #include "core/parallel/thread_pool.hpp"
+#include "core/trace/peak_rss.hpp"
 #include "core/trace/percentile.hpp"
 
 namespace prooflab::engine {
@@ -31,49 +35,29 @@ using trace::Event;
 using trace::Stage;
 using trace::StageRange;
 
-// Synthesis lanes: partitions synthesised concurrently (each lane's sparse products use the
-// whole synthesis pool); the host-memory budget bounds how far they run ahead of the GPU.
-constexpr int kSynthesisLanes = 2;
 // The throttle checks its flag between chunks of rows and yields this long (the reference
 // checks an atomic every 64 chunks of 8192 rows and yields).
 constexpr auto kThrottleYield = std::chrono::microseconds(200);
 
 std::string kv(const char* k, std::int64_t v) { return std::string(k) + "=" + std::to_string(v); }
 
-// Host bytes a synthesized partition holds: a, b, c over the domain, the witness, and
-// prep_msm's gathered tail bases (bounded by the key's query sizes).
-std::uint64_t estimate_host_bytes(const r1cs::R1cs& cs, std::size_t domain) {
-  return static_cast<std::uint64_t>(domain) * 3 * sizeof(field::Fr) +
-         static_cast<std::uint64_t>(cs.num_inputs + cs.num_aux) * sizeof(field::Fr) * 2;
+template <class T>
+std::uint64_t buffer_bytes(const std::vector<T>& v) {
+  return static_cast<std::uint64_t>(v.capacity()) * sizeof(T);
 }
 
-// A counting semaphore over bytes; an acquire larger than the whole budget is admitted
-// when nothing else is held, so one oversized partition cannot deadlock the run.
-class ByteBudget {
- public:
-  explicit ByteBudget(std::uint64_t total) : total_(total) {}
-  void acquire(std::uint64_t n) {
-    std::unique_lock lock(m_);
-    cv_.wait(lock, [&] { return used_ + n <= total_ || used_ == 0; });
-    used_ += n;
-  }
-  void release(std::uint64_t n) {
-    {
-      std::lock_guard lock(m_);
-      used_ -= n;
-    }
-    cv_.notify_all();
-  }
+template <class Curve>
+std::uint64_t query_plan_bytes(const groth16::QueryPlan<Curve>& q) {
+  return buffer_bytes(q.ones) + buffer_bytes(q.tail_bases) + buffer_bytes(q.tail_scalars) + buffer_bytes(q.tail_index);
+}
 
- private:
-  std::uint64_t total_, used_ = 0;
-  std::mutex m_;
-  std::condition_variable cv_;
-};
+std::uint64_t cs_footprint(const r1cs::R1cs& cs) {
+  return partition_footprint_bytes(groth16::qap_domain_size(cs), cs.num_inputs + cs.num_aux);
+}
 
 struct Partition {
+  HostMemoryBudget::Account memory;  // first: released after the buffers below are freed
   int job = 0, index = 0;
-  std::uint64_t host_bytes = 0;
   groth16::SynthesizedPartition synth;
   groth16::MsmPlan plan;
   trace::StageRow row;
@@ -88,6 +72,13 @@ struct Job {
   std::string reason;
   std::vector<groth16::Proof> proofs;
   std::vector<std::vector<field::Fr>> inputs;
+};
+
+// What the start half of a partition's proof leaves for its finalization.
+struct PendingProof {
+  std::future<curve::G2Jacobian> b_g2;
+  groth16::GpuPhaseSums sums;
+  field::Fr r, s;
 };
 
 struct QueueOrder {
@@ -116,22 +107,32 @@ class Engine {
         tl_(in.timeline),
         domain_(groth16::qap_domain_size(in.cs)),
         shape_hash_(groth16::shape_hash(in.cs)),
-        host_bytes_(estimate_host_bytes(in.cs, domain_)),
-        budget_(cfg_.host_mem_budget
-                    ? cfg_.host_mem_budget
-                    : host_bytes_ * (kSynthesisLanes + cfg_.gpu_workers_per_device * cfg_.devices + 2)),
-        synth_pool_(cfg_.synth_threads, "synthesis"),
+        footprint_(cs_footprint(in.cs)),
+        budget_(resolve_host_mem_budget(cfg_.host_mem_budget, footprint_)),
+        permits_(cfg_.partition_workers,
+                 cfg_.synthesis_lookahead ? cfg_.synthesis_lookahead : cfg_.partition_workers,
+                 GpuQueuePacer(cfg_.max_gpu_queue_depth)),
         groth16_pool_(cfg_.gpu_threads, "groth16"),
         throttle_hook_(b_g2_active_) {
+    // Each partition worker synthesizes on its own share of the synthesis threads.
+    const unsigned total = cfg_.synth_threads ? cfg_.synth_threads : std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < cfg_.partition_workers; ++i) {
+      const unsigned share = total / cfg_.partition_workers + (i < total % cfg_.partition_workers ? 1 : 0);
+      synth_pools_.push_back(std::make_unique<parallel::ThreadPool>(std::max(1u, share), "synthesis"));
+    }
+    if (cfg_.finalize == FinalizeMode::kSplit)
+      finalizer_ = std::make_unique<Finalizer>(cfg_.gpu_workers_per_device * cfg_.devices);
     // Large host buffers come from mmap and go back with munmap (not a malloc arena),
     // so that freeing them has the TLB-shootdown cost the dealloc interventions are about.
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
   }
 
   BatchResult run() {
+    const trace::PeakRss peak_rss;  // the high-water mark from here
     start_us_ = tl_.now_us();
     std::vector<std::thread> threads;
-    for (int i = 0; i < kSynthesisLanes; ++i) threads.emplace_back([this] { synthesis_lane(); });
+    for (std::uint32_t i = 0; i < cfg_.partition_workers; ++i)
+      threads.emplace_back([this, i] { partition_worker(*synth_pools_[i]); });
     for (std::uint32_t d = 0; d < cfg_.devices; ++d)
       for (std::uint32_t w = 0; w < cfg_.gpu_workers_per_device; ++w)
         threads.emplace_back([this, d, w] { gpu_worker(static_cast<int>(d), static_cast<int>(w)); });
@@ -144,8 +145,11 @@ class Engine {
     synth_cv_.notify_all();
     gpu_cv_.notify_all();
     for (auto& t : threads) t.join();
+    if (finalizer_) finalizer_->drain();
     wait_for_deallocs();
     end_us_ = tl_.now_us();
+    peak_rss_bytes_ = peak_rss.bytes();
+    peak_rss_scope_ = peak_rss.scope();
     return finish();
   }
 
@@ -177,31 +181,36 @@ class Engine {
 
   bool stopped() const { return in_.stop && in_.stop->load(); }
 
-  // ---- synthesis ----
-  void synthesis_lane() {
+  // ---- synthesis: partition workers (docs/engine.md, "Synthesis and memory") ----
+  void partition_worker(parallel::ThreadPool& pool) {
     for (;;) {
+      permits_.begin_synthesis();
       std::pair<int, int> task;
       {
         std::unique_lock lock(m_);
         synth_cv_.wait(lock, [&] { return !synth_queue_.empty() || shutting_down_; });
-        if (synth_queue_.empty()) return;
+        if (synth_queue_.empty()) {
+          lock.unlock();
+          permits_.abandon_synthesis();
+          return;
+        }
         task = synth_queue_.front();
         synth_queue_.pop_front();
       }
-      budget_.acquire(host_bytes_);
       auto part = std::make_unique<Partition>();
+      part->memory = HostMemoryBudget::Account(budget_, footprint_);
       part->job = task.first;
       part->index = task.second;
-      part->host_bytes = host_bytes_;
       part->row.job = part->job;
       part->row.partition = part->index;
-      part->row.host_bytes = host_bytes_;
       try {
-        synthesize(*part);
+        synthesize(*part, pool);
       } catch (const std::exception& e) {
+        permits_.abandon_synthesis();
         fail_partition(std::move(part), std::string("synthesis: ") + e.what());
         continue;
       }
+      permits_.hand_to_gpu_queue();  // the permit is held until here
       {
         std::lock_guard lock(m_);
         part->queued_at = tl_.record(Event::kGpuQueue, part->job, part->index);
@@ -211,7 +220,7 @@ class Engine {
     }
   }
 
-  void synthesize(Partition& part) {
+  void synthesize(Partition& part, parallel::ThreadPool& pool) {
     const auto circuit = circuits::make_circuit(cfg_.circuit, cfg_.constraints,
                                                 cfg_.seed + 1000ull * part.job + part.index);
     const std::int64_t t0 = tl_.record(Event::kSynthStart, part.job, part.index);
@@ -221,8 +230,11 @@ class Engine {
       if (job.first_synth_us < 0) job.first_synth_us = t0;
     }
     StageRange synth_range(tl_.stage_listener(), Stage::kSynthesize, {part.job, part.index});
-    part.synth = groth16::synthesize(*circuit, in_.cs, synth_pool_, cfg_.throttle ? &throttle_hook_ : nullptr);
+    part.synth = groth16::synthesize(*circuit, in_.cs, pool, cfg_.throttle ? &throttle_hook_ : nullptr);
     synth_range.end();
+    part.row.abc_bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);
+    part.row.aux_bytes = buffer_bytes(part.synth.witness.input) + buffer_bytes(part.synth.witness.aux);
+    part.memory.charge(part.row.abc_bytes + part.row.aux_bytes);
     const std::int64_t synth_us = tl_.now_us() - t0;
     tl_.record(Event::kSynthEnd, part.job, part.index, -1, -1, kv("synth_us", synth_us));
     part.row.synth_us = synth_us;
@@ -231,6 +243,10 @@ class Engine {
     StageRange prep_range(tl_.stage_listener(), Stage::kPrepMsm, {part.job, part.index});
     part.plan = groth16::prep_msm(in_.pk, in_.cs, part.synth.witness);
     prep_range.end();
+    part.row.density_bytes = query_plan_bytes(part.plan.l) + query_plan_bytes(part.plan.a) +
+                             query_plan_bytes(part.plan.b_g1) + query_plan_bytes(part.plan.b_g2);
+    part.memory.charge(part.row.density_bytes);
+    part.row.host_bytes = part.row.abc_bytes + part.row.aux_bytes + part.row.density_bytes;
     const std::int64_t p1 = tl_.record(Event::kPrepMsmEnd, part.job, part.index);
     part.row.prep_msm_us = p1 - p0;
     std::lock_guard lock(m_);
@@ -256,22 +272,77 @@ class Engine {
       part->row.worker = worker;
       part->row.device = device;
       const std::int64_t pickup = tl_.record(Event::kGpuPickup, part->job, part->index, worker, device);
+      permits_.picked_up();  // after GPU_PICKUP: the TIMELINE never shows more waiting than allowed
       part->row.queue_us = pickup - part->queued_at;
       if (skip) {
         fail_partition(std::move(part), "", /*skipped=*/true);
         continue;
       }
+      PendingProof pending;
       try {
-        prove_on_device(*part, device, worker, rng);
+        pending = gpu_start(*part, device, worker);
       } catch (const std::exception& e) {
         fail_partition(std::move(part), e.what());
         continue;
       }
-      finish_partition(std::move(part));
+      pending.r = field::Fr::random(rng);
+      pending.s = field::Fr::random(rng);
+      if (cfg_.early_free) free_abc(*part);
+      if (finalizer_) {
+        // The split API: the rest of this proof runs on the finalizer; this worker loops.
+        auto task = std::make_shared<std::pair<std::unique_ptr<Partition>, PendingProof>>(std::move(part),
+                                                                                         std::move(pending));
+        finalizer_->submit([this, task] { finalize_and_release(std::move(task->first), task->second); });
+        continue;
+      }
+      finalize_and_release(std::move(part), pending);
     }
   }
 
-  void prove_on_device(Partition& part, int device, int worker, std::mt19937_64& rng) {
+  // The reference's prove_start clears a, b, c once the kernels have consumed them
+  // (cuzk-project.md, Phase 12 "early a/b/c free"): the host copies go back now, before
+  // b_g2_msm is joined, and so does their share of the host budget.
+  void free_abc(Partition& part) {
+    const std::uint64_t bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);
+    const std::int64_t t0 = tl_.now_us();
+    std::vector<field::Fr>().swap(part.synth.a);
+    std::vector<field::Fr>().swap(part.synth.b);
+    std::vector<field::Fr>().swap(part.synth.c);
+    part.memory.release(bytes);
+    const std::int64_t dur = tl_.now_us() - t0;
+    tl_.record(Event::kEarlyFree, part.job, part.index, part.row.worker, part.row.device,
+               kv("bytes", static_cast<std::int64_t>(bytes)) + ";" + kv("dur_us", dur));
+  }
+
+  void finalize_and_release(std::unique_ptr<Partition> part, PendingProof& pending) {
+    try {
+      finalize(*part, pending);
+    } catch (const std::exception& e) {
+      fail_partition(std::move(part), e.what());
+      return;
+    }
+    finish_partition(std::move(part));
+  }
+
+  // The finalize half (finalize_groth16_proof_c): join b_g2_msm, assemble the proof.
+  void finalize(Partition& part, PendingProof& pending) {
+    const int job = part.job, idx = part.index, worker = part.row.worker, device = part.row.device;
+    const char* mode = finalizer_ ? "mode=split" : "mode=inline";
+    tl_.record(Event::kFinalizeStart, job, idx, worker, device, mode);
+    const curve::G2Jacobian b = pending.b_g2.get();
+    const std::int64_t e0 = tl_.now_us();
+    StageRange epilogue_range(tl_.stage_listener(), Stage::kEpilogue, {job, idx, worker, device});
+    const groth16::Proof proof = groth16::epilogue(in_.pk, pending.sums, b, pending.r, pending.s);
+    epilogue_range.end();
+    const std::int64_t e1 = tl_.record(Event::kFinalizeEnd, job, idx, worker, device, mode);
+    part.row.epilogue_us = e1 - e0;
+    std::lock_guard lock(m_);
+    jobs_.at(job)->proofs[idx] = proof;
+  }
+
+  // The start half (generate_groth16_proofs_start_c): b_g2_msm submitted, the GPU phase under
+  // the lock policy, the lock released. b_g2_msm is still running when it returns.
+  PendingProof gpu_start(Partition& part, int device, int worker) {
     auto& be = in_.backend;
     const int job = part.job, idx = part.index;
     // b_g2_msm starts now, from prep_msm's output, and is joined after the GPU lock is
@@ -293,7 +364,8 @@ class Engine {
       part.row.b_g2_msm_us = t1 - t0;
       return r;
     });
-    // The task reads `part`: never leave (an exception included) before it has finished.
+    // The task reads `part`: never leave by an exception before it has finished (a normal
+    // return moves the future out, and finalize joins it).
     struct JoinGuard {
       std::future<curve::G2Jacobian>& f;
       ~JoinGuard() {
@@ -388,16 +460,7 @@ class Engine {
       buffers.reset();  // device memory back before the lock goes
     }
     part.row.gpu_total_us = substage_sum;
-
-    const curve::G2Jacobian b = b_g2.get();
-    const std::int64_t e0 = tl_.now_us();
-    StageRange epilogue_range(stages, Stage::kEpilogue, tag);
-    const field::Fr r = field::Fr::random(rng), s = field::Fr::random(rng);
-    const groth16::Proof proof = groth16::epilogue(in_.pk, sums, b, r, s);
-    epilogue_range.end();
-    part.row.epilogue_us = tl_.now_us() - e0;
-    std::lock_guard lock(m_);
-    jobs_.at(job)->proofs[idx] = proof;
+    return PendingProof{std::move(b_g2), sums, {}, {}};
   }
 
   struct DeviceLocks {
@@ -431,14 +494,12 @@ class Engine {
     }
     auto dealloc = [this, job, idx, worker, device](std::unique_ptr<Partition> p) {
       const std::int64_t d0 = tl_.record(Event::kDeallocStart, job, idx, worker, device);
-      const std::uint64_t bytes = p->host_bytes;
       trace::StageRow row = p->row;
       StageRange range(tl_.stage_listener(), Stage::kDealloc, {job, idx, worker, device});
-      p.reset();  // munmap of the partition's host buffers
+      p.reset();  // munmap of the partition's host buffers; its budget account goes last
       range.end();
       const std::int64_t d1 = tl_.record(Event::kDeallocEnd, job, idx, worker, device);
       row.dealloc_us = d1 - d0;
-      budget_.release(bytes);
       if (in_.run_dir) in_.run_dir->append_stage_row(row);
       partition_accounted(job);
     };
@@ -560,7 +621,12 @@ class Engine {
                    {"throughput_proofs_per_min", completed ? completed / total_s * 60 : 0.0},
                    {"s_per_proof", completed ? nlohmann::json(total_s / completed) : nlohmann::json(nullptr)},
                    {"latency_s", {{"p50", pct(wall, 0.5)}, {"p95", pct(wall, 0.95)}}},
-                   {"timeline_events", tl_.events_recorded()}};
+                   {"timeline_events", tl_.events_recorded()},
+                   {"peak_rss_bytes", peak_rss_bytes_ ? nlohmann::json(*peak_rss_bytes_) : nlohmann::json(nullptr)},
+                   {"peak_rss_scope", peak_rss_scope_},
+                   {"peak_host_charged_bytes", budget_.peak_charged()},
+                   {"host_mem_budget_bytes", budget_.total()},
+                   {"partition_footprint_bytes", footprint_}};
     return out;
   }
 
@@ -569,9 +635,12 @@ class Engine {
   trace::TimelineRecorder& tl_;
   const std::size_t domain_;
   const std::uint64_t shape_hash_;  // written beside each job's proofs, checked by `verify`
-  const std::uint64_t host_bytes_;
-  ByteBudget budget_;
-  parallel::ThreadPool synth_pool_, groth16_pool_;
+  const std::uint64_t footprint_;
+  HostMemoryBudget budget_;
+  SynthesisPermits permits_;
+  std::vector<std::unique_ptr<parallel::ThreadPool>> synth_pools_;  // one per partition worker
+  parallel::ThreadPool groth16_pool_;
+  std::unique_ptr<Finalizer> finalizer_;  // finalize = split
   std::atomic<int> b_g2_active_{0};
   ThrottleHook throttle_hook_;
 
@@ -584,6 +653,8 @@ class Engine {
   bool shutting_down_ = false, interrupted_ = false;
   std::vector<JobReport> reports_;
   std::int64_t start_us_ = 0, end_us_ = 0;
+  std::optional<std::uint64_t> peak_rss_bytes_;
+  std::string peak_rss_scope_;
 
   std::mutex locks_mutex_;
   std::map<int, std::unique_ptr<DeviceLocks>> device_locks_;
@@ -594,8 +665,13 @@ class Engine {
 
 }  // namespace
 
+void check_config_for_circuit(const EngineConfig& config, const r1cs::R1cs& cs) {
+  config.validate();
+  resolve_host_mem_budget(config.host_mem_budget, cs_footprint(cs));
+}
+
 BatchResult run_batch(const EngineInputs& in) {
-  in.config.validate();
+  check_config_for_circuit(in.config, in.cs);
   Engine engine(in);
   return engine.run();
 }

@@ -1,9 +1,12 @@
 // The proving engine (DESIGN.md §1–2): `count` jobs of `partitions` partition circuits,
-// at most `concurrency` in flight; synthesis lanes bounded by a host-memory budget feed a
-// GPU queue ordered by (job, partition); `gpu_workers_per_device` workers per device run
+// at most `concurrency` in flight; `partition_workers` synthesize partitions, bounded by
+// their permits (held until the partition is in the GPU queue), the lookahead, the dispatch
+// pacer and a host-memory budget charged with the real buffers (docs/engine.md); the GPU
+// queue is ordered by (job, partition); `gpu_workers_per_device` workers per device run
 // the GPU phase under the lock policy, b_g2_msm on the groth16 pool overlapping the next
-// worker's GPU phase, then the epilogue and the dealloc policy. Every step is recorded in
-// the TIMELINE and in stages.csv.
+// worker's GPU phase, then — on the worker (finalize = inline) or on a finalizer (split) —
+// the epilogue and the dealloc policy. Every step is recorded in the TIMELINE and in
+// stages.csv.
 #pragma once
 
 #include <atomic>
@@ -49,6 +52,11 @@ struct BatchResult {
   bool interrupted = false;
   nlohmann::json summary;       // summary.json of docs/run-directory.md
 };
+
+// What the config alone cannot check: the host-memory budget holds one partition of this
+// circuit (and EngineConfig::validate). Throws ConfigError naming the key; run_batch calls it
+// first, the harness before it creates the run directory.
+void check_config_for_circuit(const EngineConfig& config, const r1cs::R1cs& cs);
 
 BatchResult run_batch(const EngineInputs& in);
 

@@ -10,6 +10,7 @@ enum class Event : std::uint8_t {
   kPrestageStart, kPrestageEnd, kGpuStart, kNttH, kBatchAdd, kTailMsm, kGpuEnd,
   kPrepMsmStart, kPrepMsmEnd, kBG2MsmStart, kBG2MsmEnd, kDeallocStart, kDeallocEnd,
   kThrottleOn, kThrottleOff, kProofDone, kJobDone, kJobFailed,
+  kEarlyFree, kFinalizeStart, kFinalizeEnd,
 };
 
 constexpr const char* event_name(Event e) {
@@ -38,6 +39,9 @@ constexpr const char* event_name(Event e) {
     case Event::kProofDone: return "PROOF_DONE";
     case Event::kJobDone: return "JOB_DONE";
     case Event::kJobFailed: return "JOB_FAILED";
+    case Event::kEarlyFree: return "EARLY_FREE";
+    case Event::kFinalizeStart: return "FINALIZE_START";
+    case Event::kFinalizeEnd: return "FINALIZE_END";
   }
   return "UNKNOWN";
 }

@@ -55,7 +55,7 @@ RunDirectory::RunDirectory(fs::path dir, nlohmann::json metadata)
       "job,partition,worker,device,status,synth_us,prep_msm_us,queue_us,lock_wait_us,"
       "prestage_us,ntt_h_us,batch_add_us,tail_msm_us,gpu_total_us,lock_held_us,"
       "b_g2_msm_us,epilogue_us,dealloc_us,host_bytes,vram_peak_bytes,prestage,"
-      "pre_destructor_us\n");
+      "pre_destructor_us,abc_bytes,aux_bytes,density_bytes\n");
 }
 
 RunDirectory::~RunDirectory() = default;
@@ -94,7 +94,8 @@ void RunDirectory::append_stage_row(const StageRow& r) {
       field(r.tail_msm_us) + "," + field(r.gpu_total_us) + "," + field(r.lock_held_us) + "," +
       field(r.b_g2_msm_us) + "," + field(r.epilogue_us) + "," + field(r.dealloc_us) + "," +
       std::to_string(r.host_bytes) + "," + std::to_string(r.vram_peak_bytes) + "," + r.prestage +
-      "," + field(r.pre_destructor_us) + "\n";
+      "," + field(r.pre_destructor_us) + "," + std::to_string(r.abc_bytes) + "," +
+      std::to_string(r.aux_bytes) + "," + std::to_string(r.density_bytes) + "\n";
   std::lock_guard lock(mutex_);
   stages_->append(line);
 }

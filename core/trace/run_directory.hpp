@@ -28,6 +28,9 @@ struct StageRow {
       ntt_h_us, batch_add_us, tail_msm_us, gpu_total_us, lock_held_us, b_g2_msm_us, epilogue_us,
       dealloc_us, pre_destructor_us;
   std::uint64_t host_bytes = 0, vram_peak_bytes = 0;
+  // The partition's host buffers by kind, as charged to the host budget: a, b, c; the witness
+  // (input + aux assignment); prep_msm's bitmaps and tails. host_bytes is their sum.
+  std::uint64_t abc_bytes = 0, aux_bytes = 0, density_bytes = 0;
   std::string prestage = "empty";
 };
 

@@ -46,7 +46,7 @@ const std::set<std::string> kStagesIntColumns = {
     "job",         "partition",  "worker",       "device",       "synth_us",     "prep_msm_us",
     "queue_us",    "lock_wait_us", "prestage_us", "ntt_h_us",    "batch_add_us", "tail_msm_us",
     "gpu_total_us", "lock_held_us", "b_g2_msm_us", "epilogue_us", "dealloc_us",  "host_bytes",
-    "vram_peak_bytes", "pre_destructor_us"};
+    "vram_peak_bytes", "pre_destructor_us", "abc_bytes", "aux_bytes", "density_bytes"};
 
 py::object to_python(const nlohmann::json& j) {
   switch (j.type()) {

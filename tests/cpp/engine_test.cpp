@@ -17,63 +17,18 @@
 #include "core/engine/engine.hpp"
 #include "core/groth16/qap.hpp"
 #include "core/groth16/setup.hpp"
+#include "engine_timeline_util.hpp"
 
 namespace {
 
 using namespace prooflab;
 namespace fs = std::filesystem;
 
-struct Row {
-  std::int64_t t;
-  std::string event;
-  int job = -1, partition = -1, worker = -1, device = -1;
-  std::string detail;
-};
-
-int opt_int(const std::string& s) { return s.empty() ? -1 : std::stoi(s); }
-
-std::vector<Row> read_timeline(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "t_us,event,job,partition,worker,device,detail");
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
-    while (f.size() < 7) f.emplace_back();
-    rows.push_back({std::stoll(f[0]), f[1], opt_int(f[2]), opt_int(f[3]), opt_int(f[4]), opt_int(f[5]), f[6]});
-  }
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.t < b.t; });
-  return rows;
-}
-
-struct Interval {
-  std::int64_t start, end;
-  int job, partition, worker, device;
-};
-
-// Pairs START/END events of one kind per (job, partition).
-std::vector<Interval> intervals(const std::vector<Row>& rows, const std::string& start,
-                                const std::string& end) {
-  std::map<std::pair<int, int>, Row> open;
-  std::vector<Interval> out;
-  for (const auto& r : rows) {
-    if (r.event == start) open[{r.job, r.partition}] = r;
-    if (r.event == end) {
-      const auto it = open.find({r.job, r.partition});
-      EXPECT_NE(it, open.end()) << end << " without " << start;
-      if (it == open.end()) continue;
-      out.push_back({it->second.t, r.t, r.job, r.partition, r.worker, r.device});
-      open.erase(it);
-    }
-  }
-  EXPECT_TRUE(open.empty()) << start << " without " << end;
-  return out;
-}
-
-bool overlaps(const Interval& a, const Interval& b) { return a.start < b.end && b.start < a.end; }
+using test::Interval;
+using test::Row;
+using test::intervals;
+using test::overlaps;
+using test::read_timeline;
 
 class EngineTest : public ::testing::Test {
  protected:
