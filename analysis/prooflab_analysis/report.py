@@ -322,7 +322,7 @@ SUMMARY_FALLBACK = {"s_per_proof": "summary.s_per_proof", "proofs_per_min": "sum
 
 def experiment_report_markdown(
     exp_dir: Path, out_dir: Path, *, expected_partitions: int | None = None,
-    ab_metrics: Sequence[str] = ("s_per_proof", "proofs_per_min", "j_per_proof"), baseline: str = "baseline",
+    ab_metrics: Sequence[str] = ("s_per_proof", "proofs_per_min", "j_per_proof", "gpu_j_per_proof"), baseline: str = "baseline",
     min_effect: float = 0.02,
 ) -> str:
     experiment = load_experiment(exp_dir)
@@ -341,6 +341,11 @@ def experiment_report_markdown(
         if table["j"].nunique() >= 2:
             _save(sweep_plot.sweep_figure(table, name), out_dir / "sweep")
             parts += ["![sweep](sweep.png)", "", "[SVG](sweep.svg)", ""]
+            # Energy per proof where the runs recorded it: GPU + host, else the GPU's alone.
+            energy = next((m for m in ("j_per_proof", "gpu_j_per_proof") if table[m].notna().any()), None)
+            if energy is not None:
+                _save(sweep_plot.sweep_figure(table, name, metric=energy), out_dir / "sweep_energy")
+                parts += ["![sweep, energy per proof](sweep_energy.png)", "", "[SVG](sweep_energy.svg)", ""]
     if memory_tiers.has_memory_sweep(runs):
         points = memory_tiers.memory_points(runs)
         recommendations = memory_tiers.recommend(points)

@@ -17,7 +17,7 @@ from .stats import mean_t_interval
 from .tables import fmt_float, fmt_percent, markdown_table
 
 # Energy figures (energy.py); shown only where some run recorded them.
-ENERGY_COLUMNS = ["j_per_proof", "avg_power_w", "proofs_per_kwh"]
+ENERGY_COLUMNS = ["j_per_proof", "gpu_j_per_proof", "avg_power_w", "proofs_per_kwh"]
 METRIC_COLUMNS = [
     "s_per_proof",
     "proofs_per_min",
@@ -30,9 +30,9 @@ METRIC_COLUMNS = [
     "bandwidth_gbps",
     *ENERGY_COLUMNS,
 ]
-SPREAD_METRICS = ["s_per_proof", "gpu_ms_per_partition"]
+SPREAD_METRICS = ["s_per_proof", "gpu_ms_per_partition", "j_per_proof", "gpu_j_per_proof"]
 SPREAD_SUFFIXES = ["_sd", "_ci_low", "_ci_high"]
-SPREAD_DIGITS = {"s_per_proof": 2, "gpu_ms_per_partition": 1}  # of the interval in markdown
+SPREAD_DIGITS = {"s_per_proof": 2, "gpu_ms_per_partition": 1, "j_per_proof": 1, "gpu_j_per_proof": 1}  # of the interval in markdown
 SWEEP_COLUMNS = (["cell", "variant", "c", "j", "reps"]
                  + [c for m in METRIC_COLUMNS for c in [m] + ([m + s for s in SPREAD_SUFFIXES] if m in SPREAD_METRICS else [])]
                  + ["bandwidth_source"])
@@ -48,6 +48,9 @@ FORMATS = {
     "latency_p95_s": fmt_float(2),
     "bandwidth_gbps": fmt_float(1),
     "j_per_proof": fmt_float(1),
+    "gpu_j_per_proof": fmt_float(1),
+    "j_per_proof_sd": fmt_float(2),
+    "gpu_j_per_proof_sd": fmt_float(2),
     "avg_power_w": fmt_float(1),
     "proofs_per_kwh": fmt_float(1),
     "s_per_proof_sd": fmt_float(3),
@@ -67,6 +70,11 @@ HEADERS = {
     "bandwidth_gbps": "bandwidth GB/s",
     "bandwidth_source": "bandwidth source",
     "j_per_proof": "J/proof",
+    "gpu_j_per_proof": "GPU J/proof",
+    "j_per_proof_sd": "sd",
+    "j_per_proof_ci": "95 % CI",
+    "gpu_j_per_proof_sd": "sd",
+    "gpu_j_per_proof_ci": "95 % CI",
     "avg_power_w": "avg W",
     "proofs_per_kwh": "proofs/kWh",
     "s_per_proof_sd": "sd",
@@ -135,7 +143,8 @@ def sweep_markdown(table: pd.DataFrame) -> str:
         shown = shown.drop(columns="variant")
     if not shown["bandwidth_source"].astype(bool).any():
         shown = shown.drop(columns="bandwidth_source")
-    shown = shown.drop(columns=[c for c in ENERGY_COLUMNS if shown[c].isna().all()])
+    absent = [c for c in ENERGY_COLUMNS if shown[c].isna().all()]
+    shown = shown.drop(columns=[c for m in absent for c in (m, f"{m}_sd", f"{m}_ci") if c in shown.columns])
     return markdown_table(shown, FORMATS, HEADERS)
 
 

@@ -3,7 +3,9 @@
 Three panels against the concurrency j (the x ticks also give the proof count c), one
 line per variant (the baseline first, in the same colour in every panel, the variants
 set slightly apart around each j so that their bars stay visible):
-1. s/proof, mean of the repetitions with its 95 % Student-t interval (sweep.sweep_table);
+1. the metric (s/proof by default; energy per proof with metric="j_per_proof" or
+   "gpu_j_per_proof"), mean of the repetitions with its 95 % Student-t interval
+   (sweep.sweep_table);
 2. GPU busy from the timeline's GPU_START..GPU_END spans (solid) against CUPTI kernel busy
    (dashed): the gap is lock-held time the kernels did not use;
 3. GPU ms per partition with its 95 % interval: its growth with load is the inflation
@@ -39,10 +41,23 @@ def _errorbar(ax, x: np.ndarray, mean: np.ndarray, lo: np.ndarray, hi: np.ndarra
     ax.errorbar(x, mean, yerr=yerr, capsize=4, linewidth=1.6, markersize=6, **style)
 
 
-def sweep_figure(table: pd.DataFrame, title: str = "") -> Figure:
-    """The figure of a sweep table (sweep.sweep_table: rows per cell and variant, baseline first)."""
+# metric of the first panel -> (its axis label, its title)
+FIRST_PANEL = {
+    "s_per_proof": ("s/proof (lower is better)", "throughput"),
+    "j_per_proof": ("J/proof, GPU + host (lower is better)", "energy per proof"),
+    "gpu_j_per_proof": ("GPU J/proof (lower is better)", "GPU energy per proof"),
+}
+
+
+def sweep_figure(table: pd.DataFrame, title: str = "", metric: str = "s_per_proof") -> Figure:
+    """The figure of a sweep table (sweep.sweep_table: rows per cell and variant, baseline
+    first); `metric` is what the first panel shows (FIRST_PANEL)."""
+    if metric not in FIRST_PANEL:
+        raise ValueError(f"sweep figure: metric {metric!r} is not one of {', '.join(FIRST_PANEL)}")
     if table.empty or table["j"].dropna().empty:
         raise ValueError("sweep figure: the sweep table has no rows with a concurrency (j)")
+    if table[metric].dropna().empty:
+        raise ValueError(f"sweep figure: no run of the sweep recorded {metric}")
     variants = list(pd.unique(table["variant"]))
     fig, axes = plt.subplots(1, 3, figsize=(16, 5.0), dpi=200)
     ticks, tick_labels = _tick_labels(table)
@@ -52,9 +67,9 @@ def sweep_figure(table: pd.DataFrame, title: str = "") -> Figure:
         rows = table[table["variant"] == variant].sort_values("j")
         x = rows["j"].to_numpy(dtype="float64") + (k - (len(variants) - 1) / 2) * dodge
         color = PALETTE[k % len(PALETTE)]
-        _errorbar(axes[0], x, rows["s_per_proof"].to_numpy(dtype="float64"),
-                  rows["s_per_proof_ci_low"].to_numpy(dtype="float64"),
-                  rows["s_per_proof_ci_high"].to_numpy(dtype="float64"), color=color, marker="o", label=str(variant))
+        _errorbar(axes[0], x, rows[metric].to_numpy(dtype="float64"),
+                  rows[f"{metric}_ci_low"].to_numpy(dtype="float64"),
+                  rows[f"{metric}_ci_high"].to_numpy(dtype="float64"), color=color, marker="o", label=str(variant))
         axes[1].plot(x, 100 * rows["gpu_busy"].to_numpy(dtype="float64"), color=color, marker="o", linewidth=1.6,
                      label=f"GPU busy, spans ({variant})")
         kernel = rows["kernel_busy"].to_numpy(dtype="float64")
@@ -65,7 +80,7 @@ def sweep_figure(table: pd.DataFrame, title: str = "") -> Figure:
                   rows["gpu_ms_per_partition_ci_low"].to_numpy(dtype="float64"),
                   rows["gpu_ms_per_partition_ci_high"].to_numpy(dtype="float64"), color=color, marker="o",
                   label=str(variant))
-    labels = ("s/proof (lower is better)", "busy share of the run window [%]", "GPU ms per partition")
+    labels = (FIRST_PANEL[metric][0], "busy share of the run window [%]", "GPU ms per partition")
     for ax, ylabel in zip(axes, labels):
         ax.set_xticks(ticks)
         ax.set_xticklabels(tick_labels, fontsize=9)
@@ -74,7 +89,7 @@ def sweep_figure(table: pd.DataFrame, title: str = "") -> Figure:
         ax.tick_params(axis="y", labelsize=9)
         ax.grid(color="#e5e5e5", linewidth=0.6)
         ax.legend(fontsize=8.5, frameon=False)
-    axes[0].set_title("throughput", fontsize=11, loc="left")
+    axes[0].set_title(FIRST_PANEL[metric][1], fontsize=11, loc="left")
     axes[1].set_title("GPU busy vs kernel busy", fontsize=11, loc="left")
     axes[2].set_title("GPU time per partition (inflation with load)", fontsize=11, loc="left")
     axes[1].set_ylim(0, 105)

@@ -359,11 +359,14 @@ def synthetic_timeline(n_events: int, partitions: int = 10, workers: int = 2, se
 
 
 def write_sweep_experiment(path: Path, cells: list[tuple[int, int, float]], reps: int = 2,
-                           variants: dict[str, float] | None = None, rep_jitter: list[float] | None = None) -> Path:
+                           variants: dict[str, float] | None = None, rep_jitter: list[float] | None = None,
+                           gpu_j_per_proof: float | None = None) -> Path:
     """Experiment whose runs are the known timeline scaled per run by the cell's `scale`
     ((count c, concurrency j, scale)), the variant's factor (`variants`, default
     {"baseline": 1.0}) and the repetition's factor (`rep_jitter[rep]`, default 1). Every
-    metric that is a time scales with it; arms are interleaved in run order."""
+    metric that is a time scales with it; arms are interleaved in run order. With
+    `gpu_j_per_proof`, each run's summary.json has an energy block whose GPU joules per
+    proof scale the same way and whose host figure is null (a host counter that gave none)."""
     path.mkdir(parents=True, exist_ok=True)
     variants = variants or {"baseline": 1.0}
     jitter = rep_jitter or [1.0] * reps
@@ -376,8 +379,12 @@ def write_sweep_experiment(path: Path, cells: list[tuple[int, int, float]], reps
                 run_dir = f"runs/{cell}_{variant}_r{rep}" if len(variants) > 1 else f"runs/{cell}_r{rep}"
                 run_scale = scale * factor * jitter[rep]
                 meta = run_meta(run_id=Path(run_dir).name, count=c, concurrency=j)
+                summary = None
+                if gpu_j_per_proof is not None:
+                    summary = {"energy": {"gpu_j_per_proof": gpu_j_per_proof * run_scale, "host_j_per_proof": None,
+                                          "j_per_proof": None, "notes": ["host_energy/energy_psys: no figure"]}}
                 write_run(path / run_dir, known_timeline(scale=run_scale), cupti=known_cupti(run_scale),
-                          counters=known_counters(run_scale), meta=meta)
+                          counters=known_counters(run_scale), meta=meta, summary=summary)
                 rows.append({"experiment": "sweep", "cell": cell, "variant": variant, "rep": rep, "order": order,
                              "run_dir": run_dir, "status": "complete", "count": c, "concurrency": j})
                 order += 1

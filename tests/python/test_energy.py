@@ -124,7 +124,7 @@ def test_sweep_table_carries_energy_per_proof(tmp_path: Path) -> None:
     # avg power = J/proof × c proofs over a 10 s × c window
     assert table["avg_power_w"].tolist() == pytest.approx([np.mean(BASE[:2]) / 10.0] * 2)
     assert "J/proof" in sweep_markdown(table)
-    no_energy = table.assign(j_per_proof=np.nan, avg_power_w=np.nan, proofs_per_kwh=np.nan)
+    no_energy = table.assign(j_per_proof=np.nan, gpu_j_per_proof=np.nan, avg_power_w=np.nan, proofs_per_kwh=np.nan)
     assert "J/proof" not in sweep_markdown(no_energy)  # absent figures are not shown as columns
 
 

@@ -14,6 +14,7 @@ from builders import KNOWN, write_sweep_experiment
 from prooflab_analysis import metrics
 from prooflab_analysis.loaders import load_experiment
 from prooflab_analysis.sweep import sweep_table
+from prooflab_analysis.report import write_report
 from prooflab_analysis.sweep_plot import sweep_figure
 
 CELLS = [(5, 5, 1.0), (10, 10, 0.8), (20, 15, 0.75)]
@@ -74,8 +75,6 @@ def test_ticks_name_j_and_c(figure) -> None:
 
 
 def test_experiment_report_embeds_the_sweep_figure(tmp_path: Path) -> None:
-    from prooflab_analysis.report import write_report
-
     exp = write_sweep_experiment(tmp_path / "exp", CELLS[:2], reps=2)
     md = write_report(exp).read_text()
     assert "![sweep](sweep.png)" in md
@@ -87,3 +86,38 @@ def test_empty_table_is_an_error() -> None:
 
     with pytest.raises(ValueError, match="no rows"):
         sweep_figure(pd.DataFrame({"j": [], "variant": []}))
+
+
+GPU_J = 80.0  # GPU joules per proof of the unscaled run
+
+
+def test_energy_per_proof_as_the_sweep_figures_metric(tmp_path: Path) -> None:
+    exp = write_sweep_experiment(tmp_path / "exp", CELLS, reps=3, variants=VARIANTS, rep_jitter=JITTER,
+                                 gpu_j_per_proof=GPU_J)
+    table = sweep_table(metrics.experiment_metrics(load_experiment(exp)))
+    assert table["j_per_proof"].isna().all()  # no host figure: no sum
+    fig = sweep_figure(table, "sweep", metric="gpu_j_per_proof")
+    try:
+        ax = fig.axes[0]
+        assert ax.get_title(loc="left") == "GPU energy per proof" and ax.get_ylabel().startswith("GPU J/proof")
+        for k, (_, factor) in enumerate(VARIANTS.items()):
+            _, y, lo, hi = error_bars(ax, k)
+            want = [expected(GPU_J, scale, factor) for _, _, scale in CELLS]
+            assert y == pytest.approx([w[0] for w in want])
+            assert lo == pytest.approx([w[1] for w in want]) and hi == pytest.approx([w[2] for w in want])
+    finally:
+        plt.close(fig)
+    with pytest.raises(ValueError, match="no run of the sweep recorded j_per_proof"):
+        sweep_figure(table, "sweep", metric="j_per_proof")
+    with pytest.raises(ValueError, match="metric 'watts' is not one of"):
+        sweep_figure(table, "sweep", metric="watts")
+
+
+def test_experiment_report_draws_the_energy_sweep_where_runs_recorded_energy(tmp_path: Path) -> None:
+    exp = write_sweep_experiment(tmp_path / "exp", CELLS, reps=2, variants=VARIANTS, gpu_j_per_proof=GPU_J)
+    md = write_report(exp).read_text()
+    assert "![sweep, energy per proof](sweep_energy.png)" in md
+    assert (exp / "report" / "sweep_energy.svg").exists()
+    assert "GPU J/proof" in md and "J/proof |" not in md.replace("GPU J/proof", "")  # the absent sum is left out
+    plain = write_sweep_experiment(tmp_path / "plain", CELLS, reps=2, variants=VARIANTS)
+    assert "sweep_energy" not in write_report(plain).read_text()
