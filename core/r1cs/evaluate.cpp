@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/memory/huge_pages.hpp"
+
 namespace prooflab::r1cs {
 
 using field::Fr;
@@ -136,9 +138,9 @@ Evaluations evaluate_all(const R1cs& r1cs, const Witness& w, parallel::ThreadPoo
                                 " is below num_constraints + num_inputs = " +
                                 std::to_string(r1cs.num_constraints + r1cs.num_inputs));
   Evaluations e;
-  e.a.resize(length);
-  e.b.resize(length);
-  e.c.resize(length);
+  memory::resize_huge(e.a, length);
+  memory::resize_huge(e.b, length);
+  memory::resize_huge(e.c, length);
   evaluate_all_into(r1cs, w, e.a, e.b, e.c, pool, hook, chunk_rows);
   return e;
 }
