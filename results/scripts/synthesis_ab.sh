@@ -60,11 +60,11 @@ for f in sorted(runs.glob("*.json")):
     loads.append(float(doc["context"]["load"]))
     for b in doc["benchmarks"]:
         times[rev].setdefault(b["run_name"], []).append(b["real_time"])  # manual: thread CPU
-print(f"| benchmark (ms, median of {len(loads) // 2}) | {base} | {new} | new/base |")
-print("|---|---|---|---|")
+print(f"| benchmark (ms, median) | {base} | {new} | new/base | runs |")
+print("|---|---|---|---|---|")
 for name in times[base]:
     a, b = statistics.median(times[base][name]), statistics.median(times[new].get(name, [float('nan')]))
-    print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.3f} |")
+    print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.3f} | {len(times[base][name])} + {len(times[new].get(name, []))} |")
 print(f"\nload average before the runs: min {min(loads):.2f}, median {statistics.median(loads):.2f}, "
       f"max {max(loads):.2f}; raw JSON: {runs}")
 EOF
