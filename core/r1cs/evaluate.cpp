@@ -33,8 +33,8 @@ template <class KindOf>
 [[gnu::noinline]] void add_significant_terms(LazySum& acc, const std::uint32_t* cols,
                                              const std::uint32_t* ids, const Fr* coeffs,
                                              std::uint64_t begin, std::uint64_t end,
-                                             const Fr* input, std::size_t num_inputs,
-                                             const Fr* aux, const KindOf& kind) {
+                                             const Fr* input, std::size_t num_inputs, const Fr* aux,
+                                             const KindOf& kind) {
   WideSum products;
   bool any_product = false;
   for (std::uint64_t k = begin; k < end; ++k) {

@@ -57,7 +57,8 @@ const Subject& subject(unsigned log2_n) {
 void report(benchmark::State& state, const Subject& s, double seconds) {
   const double n = static_cast<double>(s.shape.num_constraints);
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
-  state.counters["ns_per_constraint"] = 1e9 * seconds / (static_cast<double>(state.iterations()) * n);
+  state.counters["ns_per_constraint"] =
+      1e9 * seconds / (static_cast<double>(state.iterations()) * n);
 }
 
 void BM_porep_witness(benchmark::State& state) {

@@ -85,8 +85,8 @@ TEST(HugePages, VectorHelpersKeepVectorSemantics) {
   ASSERT_EQ(v.size(), std::size_t{1} << 18);
   for (const Fr& x : v) ASSERT_TRUE(x.is_zero());
   if (kernel_takes_advice())
-    EXPECT_TRUE(mapping_of(reinterpret_cast<std::uintptr_t>(v.data()) + kHugePageBytes)
-                    .huge_advised);
+    EXPECT_TRUE(
+        mapping_of(reinterpret_cast<std::uintptr_t>(v.data()) + kHugePageBytes).huge_advised);
   v[5] = Fr::one();
   const Fr* before = v.data();
   reserve_huge(v, 100);  // already has room: no reallocation
