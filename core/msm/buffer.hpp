@@ -15,9 +15,8 @@
 #include <new>
 #include <span>
 #include <type_traits>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+
+#include "core/memory/huge_pages.hpp"
 
 namespace prooflab::msm {
 
@@ -48,7 +47,7 @@ class RawBuffer {
   std::span<const T> span() const { return {data(), size_}; }
 
  private:
-  static constexpr std::size_t kHugePage = std::size_t{1} << 21;
+  static constexpr std::size_t kHugePage = memory::kHugePageBytes;
 
   static T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
@@ -57,9 +56,7 @@ class RawBuffer {
     const std::size_t rounded = (bytes + align - 1) / align * align;  // aligned_alloc needs it
     void* p = std::aligned_alloc(align, rounded);
     if (p == nullptr) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (huge) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
-#endif
+    if (huge) memory::advise_huge_pages(p, rounded);
     return static_cast<T*>(p);
   }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/memory/huge_pages.hpp"
+
 namespace prooflab::r1cs {
 
 const char* mode_name(Mode m) {
@@ -30,7 +32,9 @@ ConstraintSystem::ConstraintSystem(Mode mode) : mode_(mode) {
 
 void ConstraintSystem::reserve(std::size_t aux, std::size_t constraints,
                                std::size_t nonzeros_per_matrix) {
-  if (records_values()) aux_.reserve(aux);
+  // The aux values are the witness's one large array (32 B per variable): huge pages spare
+  // its first-touch faults on the synthesising thread.
+  if (records_values()) memory::reserve_huge(aux_, aux);
   if (records_shape()) {
     annotations_.tags.reserve(constraints);
     for (auto& m : matrices_) {

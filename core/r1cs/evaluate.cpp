@@ -1,8 +1,12 @@
 #include "core/r1cs/evaluate.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include "core/memory/huge_pages.hpp"
+#include "core/r1cs/lazy_sum.hpp"
 
 namespace prooflab::r1cs {
 
@@ -10,31 +14,79 @@ using field::Fr;
 
 namespace {
 
-// The inner loop. Coefficients ±1 (nearly all of them) are an addition; the rest are
-// multiplications unless the witness value is 0 or 1, which most are.
-inline Fr dot_row(const CsrMatrix& m, const Fr* input, std::size_t num_inputs, const Fr* aux,
-                  std::size_t row) {
-  Fr acc = Fr::zero();
-  const std::uint64_t end = m.row_ptr[row + 1];
-  const std::uint32_t* cols = m.cols.data();
-  const std::uint32_t* ids = m.coeff_ids.data();
-  const Fr* coeffs = m.coeffs.data();
-  for (std::uint64_t k = m.row_ptr[row]; k < end; ++k) {
+// What a witness value is, for the products. Most are bits (SHA-256), and a bit times a
+// coefficient needs no multiplication: the coefficient, masked by the bit, is added. One
+// byte per column (instead of the 32-byte value) is also what the inner loop reads.
+enum class ValueKind : std::uint8_t { kZero = 0, kOne = 1, kOther = 2 };
+
+inline ValueKind kind_of(const Fr& v) {
+  return v.is_zero() ? ValueKind::kZero : v.is_one() ? ValueKind::kOne : ValueKind::kOther;
+}
+
+constexpr Fr::Limbs kZeroLimbs{};
+
+// The terms of a row whose values are not 0 or 1, added to acc as at most as many terms as
+// they are: ±1 coefficients as ±v, the others as one reduced sum of products (a second pass
+// over the row, out of line: these are the rare rows, Poseidon's, and a call inside the main
+// loop would take its registers).
+template <class KindOf>
+[[gnu::noinline]] void add_significant_terms(LazySum& acc, const std::uint32_t* cols,
+                                             const std::uint32_t* ids, const Fr* coeffs,
+                                             std::uint64_t begin, std::uint64_t end,
+                                             const Fr* input, std::size_t num_inputs, const Fr* aux,
+                                             const KindOf& kind) {
+  WideSum products;
+  bool any_product = false;
+  for (std::uint64_t k = begin; k < end; ++k) {
     const std::uint32_t col = cols[k];
+    if (kind(col) != ValueKind::kOther) continue;
     const Fr& v = col < num_inputs ? input[col] : aux[col - num_inputs];
     const std::uint32_t id = ids[k];
-    if (id == kCoeffOne) {
-      acc += v;
-    } else if (id == kCoeffMinusOne) {
-      acc -= v;
-    } else if (!v.is_zero()) {
-      if (v.is_one())
-        acc += coeffs[id];
-      else
-        acc += coeffs[id] * v;
+    if (id == kCoeffOne || id == kCoeffMinusOne) {
+      acc.add(id == kCoeffOne ? v : -v);
+    } else {
+      products.add_product(coeffs[id], v);
+      any_product = true;
     }
   }
-  return acc;
+  if (any_product) acc.add(products.reduce());
+}
+
+// The inner loop, without branches: a bit adds its coefficient masked by the bit, other
+// values add nothing here and are handled after the loop when the row has any. kind(col)
+// is the ValueKind of column col.
+template <class KindOf>
+PROOFLAB_INLINE Fr dot_row(const std::uint32_t* cols, const std::uint32_t* ids, const Fr* coeffs,
+                           std::uint64_t begin, std::uint64_t end, const Fr* input,
+                           std::size_t num_inputs, const Fr* aux, const KindOf& kind) {
+  if (begin == end) return Fr::zero();  // half the rows of C (booleanity: (1 - x)·x = 0)
+  LazySum acc;
+  unsigned seen = 0;  // OR of the kinds
+  for (std::uint64_t k = begin; k < end; ++k) {
+    const auto c = static_cast<unsigned>(kind(cols[k]));
+    seen |= c;
+    // The coefficient for a one, zero for a zero or another value: a select of addresses
+    // (no branch, and the adc chain adds straight from memory).
+    const std::uintptr_t one = 0 - static_cast<std::uintptr_t>(c & 1);
+    const auto term = reinterpret_cast<const Fr::Limbs*>(
+        (reinterpret_cast<std::uintptr_t>(&coeffs[ids[k]].mont) & one) |
+        (reinterpret_cast<std::uintptr_t>(&kZeroLimbs) & ~one));
+    acc.add(*term);
+  }
+  if (seen & static_cast<unsigned>(ValueKind::kOther)) [[unlikely]]
+    add_significant_terms(acc, cols, ids, coeffs, begin, end, input, num_inputs, aux, kind);
+  return acc.reduce(end - begin);
+}
+
+// One byte per column of the combined assignment [input..., aux...], on the pool.
+std::vector<ValueKind> value_kinds(const Witness& w, parallel::ThreadPool& pool) {
+  std::vector<ValueKind> kinds(w.size());
+  const std::size_t ni = w.input.size();
+  for (std::size_t i = 0; i < ni; ++i) kinds[i] = kind_of(w.input[i]);
+  pool.parallel_for(w.aux.size(), 1 << 16, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) kinds[ni + i] = kind_of(w.aux[i]);
+  });
+  return kinds;
 }
 
 void check_fits(const CsrMatrix& m, const Witness& w, std::size_t out_size, const char* who) {
@@ -49,12 +101,18 @@ void check_fits(const CsrMatrix& m, const Witness& w, std::size_t out_size, cons
                                 std::to_string(m.num_rows) + " rows");
 }
 
-void evaluate_rows(const CsrMatrix& m, const Witness& w, Fr* out, std::size_t begin,
-                   std::size_t end) {
+void evaluate_rows(const CsrMatrix& m, const Witness& w, const ValueKind* kinds, Fr* out,
+                   std::size_t begin, std::size_t end) {
   const Fr* input = w.input.data();
   const Fr* aux = w.aux.data();
   const std::size_t ni = w.input.size();
-  for (std::size_t r = begin; r < end; ++r) out[r] = dot_row(m, input, ni, aux, r);
+  const std::uint64_t* row_ptr = m.row_ptr.data();
+  const std::uint32_t* cols = m.cols.data();
+  const std::uint32_t* ids = m.coeff_ids.data();
+  const Fr* coeffs = m.coeffs.data();
+  const auto kind = [kinds](std::uint32_t col) { return kinds[col]; };
+  for (std::size_t r = begin; r < end; ++r)
+    out[r] = dot_row(cols, ids, coeffs, row_ptr[r], row_ptr[r + 1], input, ni, aux, kind);
 }
 
 // Runs body(row_begin, row_end) over [0, rows) in chunks of chunk_rows on the pool, calling
@@ -76,15 +134,19 @@ void for_each_chunk(std::size_t rows, std::size_t chunk_rows, parallel::ThreadPo
 }  // namespace
 
 Fr evaluate_row(const CsrMatrix& m, const Witness& w, std::size_t row) {
-  return dot_row(m, w.input.data(), w.input.size(), w.aux.data(), row);
+  const auto kind = [&w](std::uint32_t col) { return kind_of(w.column(col)); };
+  return dot_row(m.cols.data(), m.coeff_ids.data(), m.coeffs.data(), m.row_ptr[row],
+                 m.row_ptr[row + 1], w.input.data(), w.input.size(), w.aux.data(), kind);
 }
 
 void evaluate(const CsrMatrix& m, const Witness& w, std::span<Fr> out, parallel::ThreadPool& pool,
               ChunkHook* hook, std::size_t chunk_rows) {
   check_fits(m, w, out.size(), "evaluate");
   Fr* dst = out.data();
-  for_each_chunk(m.num_rows, chunk_rows, pool, hook,
-                 [&](std::size_t begin, std::size_t end) { evaluate_rows(m, w, dst, begin, end); });
+  const std::vector<ValueKind> kinds = value_kinds(w, pool);
+  for_each_chunk(m.num_rows, chunk_rows, pool, hook, [&](std::size_t begin, std::size_t end) {
+    evaluate_rows(m, w, kinds.data(), dst, begin, end);
+  });
 }
 
 void check_witness_fits(const R1cs& r1cs, const Witness& w, const char* who) {
@@ -114,10 +176,11 @@ void evaluate_all_into(const R1cs& r1cs, const Witness& w, std::span<Fr> a, std:
   check_fits(r1cs.a, w, length, "evaluate_all (A)");
   check_fits(r1cs.b, w, length, "evaluate_all (B)");
   check_fits(r1cs.c, w, length, "evaluate_all (C)");
+  const std::vector<ValueKind> kinds = value_kinds(w, pool);
   for_each_chunk(n, chunk_rows, pool, hook, [&](std::size_t begin, std::size_t end) {
-    evaluate_rows(r1cs.a, w, a.data(), begin, end);
-    evaluate_rows(r1cs.b, w, b.data(), begin, end);
-    evaluate_rows(r1cs.c, w, c.data(), begin, end);
+    evaluate_rows(r1cs.a, w, kinds.data(), a.data(), begin, end);
+    evaluate_rows(r1cs.b, w, kinds.data(), b.data(), begin, end);
+    evaluate_rows(r1cs.c, w, kinds.data(), c.data(), begin, end);
   });
   if (length > n) {
     std::copy(w.input.begin(), w.input.end(), a.begin() + n);
@@ -136,9 +199,9 @@ Evaluations evaluate_all(const R1cs& r1cs, const Witness& w, parallel::ThreadPoo
                                 " is below num_constraints + num_inputs = " +
                                 std::to_string(r1cs.num_constraints + r1cs.num_inputs));
   Evaluations e;
-  e.a.resize(length);
-  e.b.resize(length);
-  e.c.resize(length);
+  memory::resize_huge(e.a, length);
+  memory::resize_huge(e.b, length);
+  memory::resize_huge(e.c, length);
   evaluate_all_into(r1cs, w, e.a, e.b, e.c, pool, hook, chunk_rows);
   return e;
 }

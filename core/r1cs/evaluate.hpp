@@ -1,5 +1,6 @@
-// The sparse products a = A·w, b = B·w, c = C·w of synthesis: memory-bandwidth-bound
-// matrix-vector products, run in chunks of rows on a thread pool. Between chunks a hook may
+// The sparse products a = A·w, b = B·w, c = C·w of synthesis: sparse matrix-vector
+// products over mostly-0/1 values (docs/circuits.md: one kind byte per column, unreduced
+// sums per row), run in chunks of rows on a thread pool. Between chunks a hook may
 // run (the engine's synthesis throttle checks an atomic flag there and yields while b_g2_msm
 // runs, like the reference's check every 64 chunks of 8192 rows).
 #pragma once

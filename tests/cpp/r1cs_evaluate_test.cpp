@@ -97,6 +97,59 @@ TEST(Evaluate, EqualsANaiveProductWithOneAndSeveralThreads) {
   }
 }
 
+// The products add the coefficients of 0/1 values without reducing mod r until the row
+// ends (docs/circuits.md): long rows of the largest coefficients on values that are mostly
+// one carry out of 256 bits hundreds of times. Rows of up to 3000 terms (longer than any
+// MultiEq or Poseidon row), coefficients -1, -2, 2^253 and random ones (all near r or
+// above r/2), values 1, 0 and significant, against the naive product; evaluate_row (the
+// satisfiability check's path) too.
+TEST(Evaluate, LongRowsOfLargeCoefficientsEqualTheNaiveProduct) {
+  auto rng = pt::test_rng();
+  SCOPED_TRACE(pt::seed_note());
+  ConstraintSystem cs(Mode::kBoth);
+  std::vector<Variable> vars = {Variable::one(), cs.alloc_input(Fr::random(rng))};
+  const std::size_t aux = 3000;
+  for (std::size_t i = 0; i < aux; ++i) {
+    const unsigned k = rng() % 16;  // mostly ones, some zeros and significant values
+    vars.push_back(cs.alloc_aux(k < 12 ? Fr::one() : k < 14 ? Fr::zero() : Fr::random(rng)));
+  }
+  Fr two_253 = Fr::one();
+  for (int i = 0; i < 253; ++i) two_253 = two_253.dbl();
+  const std::size_t lengths[] = {0, 1, 2, 3, 4, 5, 17, 255, 256, 1000, 3000};
+  for (const std::size_t len : lengths) {
+    for (int rep = 0; rep < 3; ++rep) {
+      LinearCombination abc[3];
+      for (int which = 0; which < 3; ++which) {
+        std::vector<Variable> pick = vars;
+        std::shuffle(pick.begin(), pick.end(), rng);
+        for (std::size_t t = 0; t < std::min(len, pick.size()); ++t) {
+          const unsigned k = (rep + which + rng()) % 4;
+          const Fr coeff = k == 0   ? -Fr::one()
+                           : k == 1 ? -Fr::from_u64(2)
+                           : k == 2 ? two_253
+                                    : -Fr::random(rng).half().half();
+          abc[which].add(coeff, pick[t]);
+        }
+      }
+      cs.enforce(abc[0], abc[1], abc[2], "long row");
+    }
+  }
+  const Witness w = cs.witness();
+  const R1cs r = compile(cs);
+  ASSERT_GT(r.a.nnz(), 10'000u);
+  const std::vector<Fr> expected[3] = {naive_product(r.a, w), naive_product(r.b, w),
+                                       naive_product(r.c, w)};
+  ThreadPool pool(2);
+  const Evaluations e = evaluate_all(r, w, pool);
+  EXPECT_EQ(e.a, expected[0]);
+  EXPECT_EQ(e.b, expected[1]);
+  EXPECT_EQ(e.c, expected[2]);
+  for (std::size_t row = 0; row < r.num_constraints; ++row) {
+    EXPECT_EQ(evaluate_row(r.a, w, row), expected[0][row]) << "row " << row;
+    EXPECT_EQ(evaluate_row(r.c, w, row), expected[2][row]) << "row " << row;
+  }
+}
+
 struct CountingHook final : ChunkHook {
   std::atomic<int> calls{0};
   void between_chunks() override { calls.fetch_add(1, std::memory_order_relaxed); }
