@@ -104,7 +104,7 @@ _TRACING = re.compile(
 )
 # Substrings that make a tracing line one the scanner must see: a message it reads, or a
 # record written into the line.
-TRACING_SLOW = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:", "cuzk-daemon starting", "GPU worker started",
+TRACING_SLOW = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:", "cuzk-daemon starting", "GPU worker started", "gpu_worker{",
                 "Phase 7: all partitions complete, proof assembled", "proof completed successfully")
 
 _T, _C, _NH, _D = 1, 2, 3, 4
