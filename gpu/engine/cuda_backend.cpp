@@ -341,10 +341,7 @@ CudaBackend::CudaBackend(int devices, std::uint64_t vram_limit) {
   }
   if (visible == 0) throw std::runtime_error("backend 'cuda': no usable CUDA device: none visible");
   if (devices < 1 || devices > visible)
-    throw prooflab::engine::ConfigError("config key 'devices': " + std::to_string(devices) +
-                                        " requested, but " + std::to_string(visible) +
-                                        " CUDA device(s) are visible (accepted: 1.." +
-                                        std::to_string(visible) + ")");
+    throw prooflab::engine::devices_not_visible(static_cast<std::uint32_t>(std::max(devices, 0)), visible);
   for (int i = 0; i < devices; ++i) {
     DeviceScope scope(i);
     cudaDeviceProp prop{};
