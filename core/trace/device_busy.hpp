@@ -44,7 +44,8 @@ class DeviceSpans {
 //   kernel_busy_source  "cupti", or why there is none
 // `held_us`: each device's GPU_START..GPU_END spans.
 nlohmann::json device_busy_summary(const std::map<int, std::vector<Span>>& held_us, int devices,
-                                   std::optional<Span> window_us, const std::string& no_kernels_reason);
+                                   std::optional<Span> window_us,
+                                   const std::string& no_kernels_reason);
 
 // Fills kernel_busy_us / kernel_busy per device and the mean into a summary made by
 // device_busy_summary, from CUPTI kernel spans in ns on the run epoch (a device without

@@ -34,7 +34,10 @@ using engine::LockPolicy;
 class RendezvousBackend final : public engine::Backend {
  public:
   RendezvousBackend(int devices, int per_device, unsigned device_threads)
-      : inner_(devices, 0, device_threads), per_device_(per_device), in_flight_(devices, 0), most_(devices, 0),
+      : inner_(devices, 0, device_threads),
+        per_device_(per_device),
+        in_flight_(devices, 0),
+        most_(devices, 0),
         phases_(devices, 0) {}
 
   std::string name() const override { return inner_.name(); }
@@ -43,7 +46,9 @@ class RendezvousBackend final : public engine::Backend {
   std::uint64_t vram_used(int d) const override { return inner_.vram_used(d); }
   std::uint64_t vram_peak(int d) const override { return inner_.vram_peak(d); }
   void reset_vram_peak(int d) override { inner_.reset_vram_peak(d); }
-  std::uint64_t partition_vram_bytes(std::size_t n) const override { return inner_.partition_vram_bytes(n); }
+  std::uint64_t partition_vram_bytes(std::size_t n) const override {
+    return inner_.partition_vram_bytes(n);
+  }
   std::unique_ptr<engine::DeviceBuffers> stage(int d, const groth16::SynthesizedPartition& p,
                                                const char* stage_name) override {
     return inner_.stage(d, p, stage_name);
@@ -51,14 +56,16 @@ class RendezvousBackend final : public engine::Backend {
   void synchronize(int d) override { inner_.synchronize(d); }
   void trim_pool(int d) override { inner_.trim_pool(d); }
 
-  groth16::GpuPhaseSums run_gpu_phase(int d, const groth16::ProvingKey& pk, engine::DeviceBuffers& buffers,
-                                      const groth16::MsmPlan& plan,
+  groth16::GpuPhaseSums run_gpu_phase(int d, const groth16::ProvingKey& pk,
+                                      engine::DeviceBuffers& buffers, const groth16::MsmPlan& plan,
                                       const engine::SubstageCallback& on_substage) override {
     {
       std::unique_lock lock(m_);
       ++phases_[d];
       most_[d] = std::max(most_[d], ++in_flight_[d]);
-      if (std::all_of(in_flight_.begin(), in_flight_.end(), [&](int n) { return n >= per_device_; })) met_ = true;
+      if (std::all_of(in_flight_.begin(), in_flight_.end(),
+                      [&](int n) { return n >= per_device_; }))
+        met_ = true;
       cv_.notify_all();
       if (!cv_.wait_for(lock, std::chrono::seconds(20), [&] { return met_; })) {
         timed_out_ = true;
@@ -96,7 +103,8 @@ class EngineDevices : public ::testing::TestWithParam<std::tuple<LockPolicy, int
     pool_ = new parallel::ThreadPool(2);
     circuit_ = circuits::make_circuit("porep-like", 1024, 0).release();
     cs_ = new r1cs::R1cs(circuits::synthesize_shape(*circuit_));
-    pk_ = new groth16::ProvingKey(groth16::generate_parameters(*cs_, groth16::ToxicWaste::generate(5), *pool_));
+    pk_ = new groth16::ProvingKey(
+        groth16::generate_parameters(*cs_, groth16::ToxicWaste::generate(5), *pool_));
   }
   static void TearDownTestSuite() {
     delete pk_;
@@ -130,8 +138,9 @@ class EngineDevices : public ::testing::TestWithParam<std::tuple<LockPolicy, int
   };
 
   Outcome run(const engine::EngineConfig& cfg, engine::Backend& backend) {
-    const fs::path dir = fs::temp_directory_path() / ("prooflab_engine_devices_" + std::to_string(::getpid()) +
-                                                      "_" + std::to_string(counter_++));
+    const fs::path dir =
+        fs::temp_directory_path() / ("prooflab_engine_devices_" + std::to_string(::getpid()) + "_" +
+                                     std::to_string(counter_++));
     fs::remove_all(dir);
     Outcome o;
     {
@@ -163,7 +172,8 @@ TEST_P(EngineDevices, OneLockPerDeviceSharedQueueVerifiedProofsAndPerDeviceFigur
   const auto o = run(cfg, backend);
 
   EXPECT_EQ(o.result.summary["completed"], 2);
-  for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;  // verify = on: the proofs verify
+  for (const auto& r : o.result.jobs)
+    EXPECT_TRUE(r.ok) << r.reason;  // verify = on: the proofs verify
   EXPECT_TRUE(backend.met_without_timeout())
       << together << " GPU phase(s) on each of the " << devices << " devices never ran at once";
 
@@ -201,14 +211,15 @@ TEST_P(EngineDevices, OneLockPerDeviceSharedQueueVerifiedProofsAndPerDeviceFigur
   EXPECT_EQ(o.result.summary["kernel_busy_source"], "the cpu backend runs no CUDA kernels");
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    PoliciesAndDevices, EngineDevices,
-    ::testing::Combine(::testing::Values(LockPolicy::kSingle, LockPolicy::kTwoLock, LockPolicy::kNone),
-                       ::testing::Values(1, 2, 3, 4)),
-    [](const auto& info) {
-      return std::string(engine::to_string(std::get<0>(info.param))) + "_" +
-             std::to_string(std::get<1>(info.param)) + "_devices";
-    });
+INSTANTIATE_TEST_SUITE_P(PoliciesAndDevices, EngineDevices,
+                         ::testing::Combine(::testing::Values(LockPolicy::kSingle,
+                                                              LockPolicy::kTwoLock,
+                                                              LockPolicy::kNone),
+                                            ::testing::Values(1, 2, 3, 4)),
+                         [](const auto& info) {
+                           return std::string(engine::to_string(std::get<0>(info.param))) + "_" +
+                                  std::to_string(std::get<1>(info.param)) + "_devices";
+                         });
 
 TEST_F(EngineDevices, PerDeviceFiguresAreKeptWithTheTimelineOff) {
   auto cfg = config(LockPolicy::kSingle, 3);
@@ -224,7 +235,8 @@ TEST_F(EngineDevices, PerDeviceFiguresAreKeptWithTheTimelineOff) {
     const auto& dev = s["devices"][std::to_string(d)];
     phases += dev["gpu_phases"].get<std::size_t>();
     EXPECT_LE(dev["gpu_busy_us"].get<std::int64_t>(),
-              s["busy_window_us"]["end"].get<std::int64_t>() - s["busy_window_us"]["start"].get<std::int64_t>());
+              s["busy_window_us"]["end"].get<std::int64_t>() -
+                  s["busy_window_us"]["start"].get<std::int64_t>());
   }
   EXPECT_EQ(phases, std::size_t{cfg.count} * cfg.partitions);  // every GPU phase, on some device
   EXPECT_GT(s["gpu_busy"].get<double>(), 0.0);

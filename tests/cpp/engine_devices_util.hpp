@@ -24,7 +24,8 @@ inline std::map<int, int> max_lock_holders_per_device(const std::vector<Row>& ro
   for (const auto& r : rows)
     if (r.event == "GPU_START" || r.event == "GPU_END") by_device[r.device].push_back(r);
   std::map<int, int> out;
-  for (const auto& [device, sub] : by_device) out[device] = max_concurrent(sub, "GPU_START", "GPU_END");
+  for (const auto& [device, sub] : by_device)
+    out[device] = max_concurrent(sub, "GPU_START", "GPU_END");
   return out;
 }
 
@@ -37,21 +38,23 @@ inline void expect_queue_order(const std::vector<Row>& rows) {
     if (r.event == "GPU_QUEUE") queued[{r.job, r.partition}] = r.t;
     if (r.event == "GPU_PICKUP") picked[{r.job, r.partition}] = r.t;
   }
-  ASSERT_EQ(queued.size(), picked.size()) << "a partition queued but never picked up (or the reverse)";
+  ASSERT_EQ(queued.size(), picked.size())
+      << "a partition queued but never picked up (or the reverse)";
   for (const auto& [key, t] : picked) {
     for (const auto& [other, tq] : queued) {
       if (other == key || !(tq < t) || !(picked.at(other) > t)) continue;
-      EXPECT_LT(key, other) << "job " << key.first << " partition " << key.second << " was picked up at " << t
-                            << " while job " << other.first << " partition " << other.second
-                            << " (smaller) had waited since " << tq;
+      EXPECT_LT(key, other) << "job " << key.first << " partition " << key.second
+                            << " was picked up at " << t << " while job " << other.first
+                            << " partition " << other.second << " (smaller) had waited since "
+                            << tq;
     }
   }
 }
 
 // The length of the union of [start, end) spans within [lo, hi], by a sweep over their
 // boundaries (not the engine's sort-and-merge).
-inline std::int64_t covered(const std::vector<std::pair<std::int64_t, std::int64_t>>& spans, std::int64_t lo,
-                            std::int64_t hi) {
+inline std::int64_t covered(const std::vector<std::pair<std::int64_t, std::int64_t>>& spans,
+                            std::int64_t lo, std::int64_t hi) {
   std::vector<std::pair<std::int64_t, int>> edges;
   for (auto [s, e] : spans) {
     s = std::clamp(s, lo, hi);
@@ -75,8 +78,8 @@ inline std::int64_t covered(const std::vector<std::pair<std::int64_t, std::int64
 // summary.json's busy block against the TIMELINE: the window (first JOB_SUBMIT .. last
 // JOB_DONE/JOB_FAILED), per device the GPU phases and the covered lock-held time, their share
 // of the window and the mean over the `devices` devices.
-inline void expect_device_busy_matches_timeline(const std::vector<Row>& rows, const nlohmann::json& summary,
-                                                int devices) {
+inline void expect_device_busy_matches_timeline(const std::vector<Row>& rows,
+                                                const nlohmann::json& summary, int devices) {
   std::int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (const auto& r : rows) {
     if (r.event == "JOB_SUBMIT") lo = std::min(lo, r.t);

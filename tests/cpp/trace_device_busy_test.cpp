@@ -6,9 +6,9 @@
 
 namespace {
 
-using prooflab::trace::Span;
 using prooflab::trace::add_kernel_busy;
 using prooflab::trace::device_busy_summary;
+using prooflab::trace::Span;
 using prooflab::trace::union_length;
 
 TEST(UnionLength, OverlapsCountOnceTouchingSpansMergeAndTheWindowClips) {
@@ -16,7 +16,7 @@ TEST(UnionLength, OverlapsCountOnceTouchingSpansMergeAndTheWindowClips) {
   EXPECT_EQ(union_length({{0, 10}, {5, 15}, {15, 20}, {30, 40}, {35, 36}}, {0, 100}), 30);
   // Clipped to [8, 32): [8,20) + [30,32) = 14.
   EXPECT_EQ(union_length({{30, 40}, {0, 10}, {15, 20}, {5, 15}}, {8, 32}), 14);
-  EXPECT_EQ(union_length({{50, 60}}, {0, 40}), 0);          // outside the window
+  EXPECT_EQ(union_length({{50, 60}}, {0, 40}), 0);           // outside the window
   EXPECT_EQ(union_length({{10, 10}, {20, 5}}, {0, 40}), 0);  // empty and reversed spans
   EXPECT_EQ(union_length({}, {0, 40}), 0);
 }
@@ -24,8 +24,8 @@ TEST(UnionLength, OverlapsCountOnceTouchingSpansMergeAndTheWindowClips) {
 TEST(DeviceBusySummary, PerDeviceShareOfTheWindowAndTheirMean) {
   // Window 100..300 (200 µs). Device 0: [100,150) ∪ [140,200) = 100 → 0.5. Device 1: [250,400)
   // clipped to [250,300) = 50 → 0.25. Device 2: nothing → 0.
-  const auto s = device_busy_summary({{0, {{100, 150}, {140, 200}}}, {1, {{250, 400}}}}, 3, Span{100, 300},
-                                     "no kernels here");
+  const auto s = device_busy_summary({{0, {{100, 150}, {140, 200}}}, {1, {{250, 400}}}}, 3,
+                                     Span{100, 300}, "no kernels here");
   EXPECT_EQ(s["busy_window_us"]["start"], 100);
   EXPECT_EQ(s["busy_window_us"]["end"], 300);
   EXPECT_EQ(s["devices"]["0"]["gpu_phases"], 2);
