@@ -240,6 +240,14 @@ class _Scanner:
                 a, b = np.searchsorted(batch["line"], [first, last + 1])
                 if b > a:
                     rows.add_batch({name: column[a:b] for name, column in batch.items()})
+        spans = scan.worker_spans
+        if spans and len(spans["line"]):
+            # Workers of this run named by bulk-read spans. The chunk's first line of each pair,
+            # and every line of a worker it names with two GPUs, went through the line scanner
+            # (reflog_chunks._tracing sends them), which checks them against what the run knew.
+            a, b = np.searchsorted(spans["line"], [first, last + 1])
+            for worker, gpu in set(zip(spans["worker"][a:b].tolist(), spans["gpu"][a:b].tolist())):
+                cur.worker_gpu.setdefault(worker, gpu)
 
     def _feed_line(self, lineno: int, raw: str, last: bool) -> None:
         line = raw.rstrip("\r\n")
