@@ -74,6 +74,9 @@ class GpuObservation {
 #ifdef PROOFLAB_HAVE_CUDA
     if (cupti_ && status_.value("status", "") == "used") {
       trace::add_kernel_busy(summary, cupti_->kernel_spans_ns());
+      if (const std::uint64_t dropped = cupti_->dropped(); dropped > 0)
+        summary["kernel_busy_source"] = "cupti; " + std::to_string(dropped) +
+                                        " records dropped, so kernel busy is a lower bound";
       return;
     }
 #endif

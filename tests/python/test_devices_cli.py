@@ -81,7 +81,7 @@ def check_device_figures(run_dir: Path) -> tuple[dict, pd.DataFrame]:
         assert dev["gpu_busy_us"] == covered_us(spans, lo, hi)
         assert dev["gpu_busy"] == pytest.approx(covered_us(spans, lo, hi) / (hi - lo), rel=1e-12)
         shares.append(dev["gpu_busy"])
-        if s["kernel_busy_source"] == "cupti":
+        if s["kernel_busy_source"].startswith("cupti"):
             k = run.cupti[(run.cupti["kind"] == "KERNEL") & (run.cupti["device"] == d)]
             busy = covered_us(list(zip(k["start_us"], k["end_us"])), lo, hi)
             assert dev["kernel_busy_us"] == pytest.approx(busy, rel=1e-9, abs=1e-3)
@@ -184,7 +184,7 @@ def test_two_gpus_prove_verify_report_per_device_and_scale_where_gpu_bound(tmp_p
     s2, tl2 = check_device_figures(two)
     for s in (s1, s2):
         assert s["completed"] == 8 and s["failed"] == 0  # verify is on: every proof verified
-    assert s2["kernel_busy_source"] == "cupti", s2["kernel_busy_source"]
+    assert s2["kernel_busy_source"] == "cupti", s2["kernel_busy_source"]  # and none dropped
     assert all(s2["devices"][d]["gpu_phases"] > 0 for d in ("0", "1")), "a GPU did no work"
     assert json.loads((two / "run.json").read_text())["gpu"]["devices"][1]["index"] == 1
     speedup = s1["s_per_proof"] / s2["s_per_proof"]
