@@ -12,6 +12,7 @@
 # build-gpu-device/ made by gpu/scripts/stage_device_bins.sh (prooflab and lib/ suffice).
 # The parameters go to /tmp/prooflab-params, which outlives a call while the machine stays
 # warm, so a second call of the same sizes skips their setup.
+# MATRIX_ARGS go to every `prooflab matrix` (e.g. MATRIX_ARGS="--reps 1" for a first look).
 # Writes $OUT/host.txt, $OUT/<experiment>.log and $OUT/<experiment>.tar.xz (proof bundles
 # left out). Unpack here with: tar -xJf <experiment>.tar.xz -C results/<dir>/
 set -uo pipefail
@@ -36,7 +37,7 @@ for arg in "$@"; do
   start=$(date +%s)
   echo "== $name (guard ${guard}s) $(date -u +%T)" | tee -a "$OUT/host.txt"
   timeout --signal=TERM --kill-after=20 "$guard" \
-    "$BIN/prooflab" matrix "$exp" --out "$WORK" --param-dir "$PARAMS" >"$OUT/$name.log" 2>&1
+    "$BIN/prooflab" matrix "$exp" --out "$WORK" --param-dir "$PARAMS" ${MATRIX_ARGS:-} >"$OUT/$name.log" 2>&1
   rc=$?
   echo "   exit $rc after $(( $(date +%s) - start ))s" | tee -a "$OUT/host.txt"
   tail -3 "$OUT/$name.log" | tee -a "$OUT/host.txt"
