@@ -163,6 +163,13 @@ std::vector<SlurmTask> parse_sacct(const std::string& out) {
   return tasks;
 }
 
+bool slurm_state_ended(const std::string& state) {
+  for (const char* s : {"BOOT_FAIL", "CANCELLED", "COMPLETED", "DEADLINE", "FAILED", "NODE_FAIL",
+                        "OUT_OF_MEMORY", "PREEMPTED", "TIMEOUT"})
+    if (state == s) return true;
+  return false;
+}
+
 std::string shell_quote(const std::string& text) {
   std::string out = "'";
   for (const char c : text) {

@@ -67,6 +67,11 @@ std::vector<std::string> sacct_command(const std::vector<std::string>& job_ids);
 // that are not arrays are left out.
 std::vector<SlurmTask> parse_sacct(const std::string& out);
 
+// Whether a state is one a task ends in (sacct's BOOT_FAIL, CANCELLED, COMPLETED, DEADLINE,
+// FAILED, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, TIMEOUT). Just after a task leaves squeue,
+// sacct may still show it PENDING or RUNNING: slurmctld reports to slurmdbd a moment later.
+bool slurm_state_ended(const std::string& state);
+
 // `text` quoted for /bin/sh.
 std::string shell_quote(const std::string& text);
 // The argument vector as one /bin/sh command line.

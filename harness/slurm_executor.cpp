@@ -336,6 +336,8 @@ ExperimentOutcome SlurmExecutor::execute(const ExperimentPlan& plan, RunnerOptio
   out.skipped = done;
   bool stopped = false;
   std::string last_summary;
+  // When squeue first showed each run's task started, and on which node.
+  std::map<std::size_t, std::pair<std::chrono::steady_clock::time_point, std::string>> seen_running;
   const auto t0 = std::chrono::steady_clock::now();
   while (o_.wait && !in_flight.empty()) {
     // Sleep in small steps so that Ctrl-C is answered at once.
@@ -353,10 +355,12 @@ ExperimentOutcome SlurmExecutor::execute(const ExperimentPlan& plan, RunnerOptio
     std::size_t running = 0;
     for (const auto& [order, key] : in_flight) {
       const auto q = now_queued.find(key);
-      if (q == now_queued.end())
+      if (q == now_queued.end()) {
         finished.push_back(order);
-      else if (q->second.state != "PENDING")
+      } else if (q->second.state != "PENDING") {
         ++running;
+        seen_running.try_emplace(order, std::chrono::steady_clock::now(), q->second.node);
+      }
     }
     if (!finished.empty()) {
       const auto ended = accounted({live_ids.begin(), live_ids.end()}, progress);
@@ -366,13 +370,21 @@ ExperimentOutcome SlurmExecutor::execute(const ExperimentPlan& plan, RunnerOptio
         RunRecord& rec = record.run(order);
         rec.status = d.exists() ? index_status(d.status) : "";  // never started
         rec.executed = true;
-        const auto a = ended.find(in_flight[order]);
-        if (a != ended.end() && a->second.elapsed_s)
-          rec.seconds = static_cast<double>(*a->second.elapsed_s);
-        const std::string detail =
-            a != ended.end() ? describe(a->second)
-                             : "job " + in_flight[order].first + "_" +
-                                   std::to_string(in_flight[order].second);
+        const TaskKey key = in_flight[order];
+        const auto a = ended.find(key);
+        const auto seen = seen_running.find(order);
+        std::string detail;
+        if (a != ended.end() && slurm_state_ended(a->second.state)) {
+          detail = describe(a->second);
+          if (a->second.elapsed_s) rec.seconds = static_cast<double>(*a->second.elapsed_s);
+        } else {
+          // sacct has not caught up yet: what squeue showed.
+          detail = "job " + key.first + "_" + std::to_string(key.second);
+          if (seen != seen_running.end()) {
+            if (!seen->second.second.empty()) detail += " on " + seen->second.second;
+            rec.seconds = trace::seconds_since(seen->second.first);
+          }
+        }
         if (rec.status != "complete") rec.error = detail;
         ++out.executed;
         progress.finish(run_label(plan, r), rec.status.empty() ? "not run" : rec.status,

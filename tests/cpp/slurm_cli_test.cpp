@@ -121,6 +121,14 @@ TEST(SlurmCli, SacctExpandsListsOfRangesAndRejectsBrokenOnes) {
   EXPECT_THROW(parse_sacct("7_1|COMPLETED|0:0|vm|soon\n"), SlurmOutputError);
 }
 
+TEST(SlurmCli, EndedStatesAreTheOnesATaskDoesNotLeave) {
+  for (const char* s : {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
+                        "PREEMPTED", "BOOT_FAIL", "DEADLINE"})
+    EXPECT_TRUE(slurm_state_ended(s)) << s;
+  for (const char* s : {"PENDING", "RUNNING", "COMPLETING", "REQUEUED", "SUSPENDED", "CANCELLED by 0", ""})
+    EXPECT_FALSE(slurm_state_ended(s)) << s;
+}
+
 TEST(SlurmCli, ShellQuotingSurvivesTheShell) {
   EXPECT_EQ(shell_quote("plain"), "'plain'");
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");

@@ -64,8 +64,9 @@ def wait_until_gone(cluster: slurm_cluster.SlurmCluster, job: str, timeout: floa
         time.sleep(0.5)
 
 
-def accounting(cluster: slurm_cluster.SlurmCluster, jobs: list[str], timeout: float = 30) -> dict[tuple[str, int], str]:
-    """(array job, task) -> state, once sacct has a record of every task that ran."""
+def accounting(cluster: slurm_cluster.SlurmCluster, jobs: dict[str, int], timeout: float = 60) -> dict[tuple[str, int], str]:
+    """(array job, task) -> state for every task of `jobs` (job id -> number of tasks), once
+    sacct has an ended record of each (slurmctld reports to slurmdbd a moment after)."""
     deadline = time.monotonic() + timeout
     while True:
         out = cluster.run("sacct", "-n", "-P", "-X", "-j", ",".join(jobs), "-o", "JobID,State").stdout
@@ -75,8 +76,10 @@ def accounting(cluster: slurm_cluster.SlurmCluster, jobs: list[str], timeout: fl
                 job_task, state = line.split("|")
                 job, task = job_task.split("_")
                 states[(job, int(task))] = state.split(" ")[0]
-        if all(s not in ("RUNNING", "PENDING", "COMPLETING") for s in states.values()) or time.monotonic() > deadline:
+        wanted = {(job, t) for job, n in jobs.items() for t in range(n)}
+        if all(states.get(k) not in (None, "RUNNING", "PENDING", "COMPLETING") for k in wanted):
             return states
+        assert time.monotonic() < deadline, f"sacct has no ended record of {sorted(wanted - set(states))}: {out}"
         time.sleep(0.5)
 
 
@@ -102,7 +105,7 @@ def check_complete_once(exp: Path, cluster: slurm_cluster.SlurmCluster) -> None:
         job, task = last_task[order]
         assert meta["slurm"]["array_job_id"] == job and meta["slurm"]["array_task_id"] == str(task)
         assert meta["slurm"]["node"] == cluster.node
-    states = accounting(cluster, [j["job_id"] for j in jobs])
+    states = accounting(cluster, {j["job_id"]: len(j["orders"]) for j in jobs})
     completed = [jobs_by_id(jobs)[job][task] for (job, task), s in states.items() if s == "COMPLETED"]
     assert sorted(completed) == sorted(planned), "each run completed by exactly one task"
     index = pd.read_csv(exp / "index.csv")
@@ -139,7 +142,7 @@ def test_a_cancelled_task_is_resubmitted_alone(cluster: slurm_cluster.SlurmClust
         else:
             time.sleep(0.05)
     wait_until_gone(cluster, job)
-    states = accounting(cluster, [job])
+    states = accounting(cluster, {job: 10})
     assert states[(job, victim)] == "CANCELLED"
     victim_dir = exp / json.loads((exp / "experiment.json").read_text())["runs"][victim]["run_dir"]
     victim_meta = victim_dir / "run.json"
