@@ -8,13 +8,15 @@ The Slurm client commands find the cluster through SLURM_CONF (`cluster.env`).
 
 `start(root)` returns the running cluster or raises `ClusterUnavailable` saying what is
 missing or which daemon did not come up (with the end of its log); `stop()` cancels what
-is left in the queue and ends every daemon it started, by its process id.
+is left in the queue and ends every daemon it started, by its process id. A daemon also
+gets SIGTERM should the test process die first.
 
 Debian's packages (slurm-wlm, munge, slurmdbd, mariadb-server; .ci/install-deps installs
 them) are what this was written against: Slurm 22.05, MariaDB 10.11.
 """
 from __future__ import annotations
 
+import ctypes
 import getpass
 import os
 import re
@@ -45,6 +47,12 @@ def _free_ports(n: int) -> list[int]:
     finally:
         for s in socks:
             s.close()
+
+
+def _end_with_parent() -> None:
+    """In the child before exec: SIGTERM when the test process dies, so that a killed pytest
+    leaves no daemon behind (prctl PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -82,7 +90,7 @@ class SlurmCluster:
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
         log = open(self.root / "log" / f"{name}.out", "ab")
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=self.env, cwd=self.root,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_end_with_parent)
         log.close()
         self.procs.append((name, proc))
         return proc
