@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DAEMONS = ["munged", "mariadb-install-db", "mariadbd", "slurmdbd", "slurmctld", "slurmd"]
-CLIENTS = ["sbatch", "squeue", "sacct", "scancel", "sinfo", "sacctmgr"]
+CLIENTS = ["sbatch", "squeue", "sacct", "scancel", "sinfo", "sacctmgr", "scontrol"]
 
 
 class ClusterUnavailable(RuntimeError):

@@ -174,11 +174,14 @@ def test_no_wait_then_a_second_command_follows_without_resubmitting(
         cluster: slurm_cluster.SlurmCluster, env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "results"
     sub = prooflab(["matrix", SMOKE, "--out", str(out), "--executor", "slurm", "--array-parallel", "1",
-                    "--no-wait"], env, cwd=tmp_path)
+                    "--no-wait", "--pin-node", cluster.node, "--time", "10:00"], env, cwd=tmp_path)
     assert sub.returncode == 0, sub.stdout + sub.stderr
     exp = out / "ci-smoke-slurm"
     (job,) = [j["job_id"] for j in jobs_of(exp)]
     assert queue(cluster, job), "--no-wait returned after the tasks had run"
+    # What sbatch was asked for is what slurmctld holds.
+    shown = cluster.run("scontrol", "show", "job", job).stdout
+    assert "TimeLimit=00:10:00" in shown and f"ReqNodeList={cluster.node}" in shown
     follow = prooflab(["matrix", SMOKE, "--out", str(out), "--executor", "slurm", "--poll", "0.5"], env, cwd=tmp_path,
                       timeout=300)
     assert follow.returncode == 0, follow.stdout + follow.stderr
