@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -182,6 +184,15 @@ def test_no_wait_then_a_second_command_follows_without_resubmitting(
     # What sbatch was asked for is what slurmctld holds.
     shown = cluster.run("scontrol", "show", "job", job).stdout
     assert "TimeLimit=00:10:00" in shown and f"ReqNodeList={cluster.node}" in shown
+    # Ctrl-C while following stops the waiting, not the tasks.
+    waiting = subprocess.Popen([str(BIN), "matrix", SMOKE, "--out", str(out), "--poll", "0.5"], env=env, cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    waiting.send_signal(signal.SIGINT)
+    stdout, stderr = waiting.communicate(timeout=30)
+    assert waiting.returncode == 0, stdout + stderr
+    assert "stopped waiting after" in stdout and "runs are queued or running in Slurm" in stdout
+    assert queue(cluster, job), "the tasks were stopped with the waiting"
     follow = prooflab(["matrix", SMOKE, "--out", str(out), "--executor", "slurm", "--poll", "0.5"], env, cwd=tmp_path,
                       timeout=300)
     assert follow.returncode == 0, follow.stdout + follow.stderr
@@ -206,3 +217,55 @@ def test_slurm_options_need_the_slurm_executor(tmp_path: Path) -> None:
         proc = prooflab(["matrix", SMOKE, "--out", str(tmp_path), "--dry-run", *option], dict(os.environ), cwd=tmp_path)
         assert proc.returncode != 0
         assert f"{option[0]}: only with the Slurm executor (--executor slurm)" in proc.stderr
+
+
+def no_slurm_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TERM" and not k.startswith("SLURM_")}
+    env["PATH"] = "/nonexistent"
+    env["PROOFLAB_PARAM_DIR"] = str(tmp_path / "params")
+    return env
+
+
+def test_a_task_runs_its_run_and_refuses_one_the_file_no_longer_plans(tmp_path: Path) -> None:
+    env = no_slurm_env(tmp_path)
+    # The failed submission has written its task file (before sbatch): run task 3 by hand.
+    proc = prooflab(["matrix", SMOKE, "--out", str(tmp_path), "--executor", "slurm"], env, cwd=tmp_path)
+    assert "sbatch failed" in proc.stderr
+    tasks_file = tmp_path / "ci-smoke-slurm" / "slurm" / "tasks-1.json"
+    tasks = json.loads(tasks_file.read_text())
+    assert [r["order"] for r in tasks["runs"]] == list(range(10))
+    run = tasks["runs"][3]
+    task = prooflab(["slurm-task", str(tasks_file), "--index", "3"], env, cwd=tmp_path)
+    assert task.returncode == 0, task.stdout + task.stderr
+    meta = json.loads((tmp_path / "ci-smoke-slurm" / run["run_dir"] / "run.json").read_text())
+    assert meta["status"] == "complete" and meta["config"]["dealloc_policy"] == run["config"]["dealloc_policy"]
+    assert "slurm" not in meta  # not inside a Slurm job
+
+    # Without --index it is SLURM_ARRAY_TASK_ID's; outside Slurm that is an error.
+    bare = prooflab(["slurm-task", str(tasks_file)], env, cwd=tmp_path)
+    assert bare.returncode != 0 and "SLURM_ARRAY_TASK_ID is not set" in bare.stderr
+    beyond = prooflab(["slurm-task", str(tasks_file), "--index", "10"], env, cwd=tmp_path)
+    assert beyond.returncode != 0 and f"{tasks_file}: task 10 but the file has 10 runs" in beyond.stderr
+
+    # A run whose config differs from the file's plan now is not run.
+    tasks["runs"][3]["config"]["dealloc_policy"] = "inline"
+    tasks_file.write_text(json.dumps(tasks))
+    changed = prooflab(["slurm-task", str(tasks_file), "--index", "3"], env, cwd=tmp_path)
+    assert changed.returncode != 0
+    assert f"{tasks_file}: runs[3]: run {run['run_dir']} is not in" in changed.stderr
+    assert "the experiment file changed since" in changed.stderr
+
+
+def test_a_damaged_slurm_record_is_an_error_naming_it(tmp_path: Path) -> None:
+    env = no_slurm_env(tmp_path)
+    record = tmp_path / "ci-smoke-slurm" / "slurm" / "jobs.json"
+    record.parent.mkdir(parents=True)
+    for text, message in (("{", "not JSON"), ('{"jobs": 3}', "no 'jobs' array"),
+                          ('{"jobs": [{"job_id": "7", "tasks_file": "t.json", "orders": [12]}]}',
+                           "jobs[0]: orders: 12 is not a run of the plan (0..9)"),
+                          ('{"jobs": [{"job_id": 7}]}', "jobs[0]: key 'job_id' missing or not a string")):
+        record.write_text(text)
+        # A plain `prooflab matrix` resumes with the Slurm executor because the record is there.
+        proc = prooflab(["matrix", SMOKE, "--out", str(tmp_path)], env, cwd=tmp_path)
+        assert proc.returncode != 0
+        assert f"{record}: {message}" in proc.stderr, proc.stderr
