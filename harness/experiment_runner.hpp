@@ -1,6 +1,7 @@
-// Runs an experiment plan: every planned run into <out>/<experiment>/<run_dir> through an
-// executor (prooflab's is a Runner, harness/runner.hpp: the engine or an external command;
-// tests pass a fake), index.csv and
+// Runs an experiment plan in this process, one run after another (the local executor,
+// harness/local_executor.cpp; the Slurm executor shares the resume rules below): every
+// planned run into <out>/<experiment>/<run_dir> through `execute` (prooflab's is a Runner,
+// harness/runner.hpp: the engine or an external command; tests pass a fake), index.csv and
 // experiment.json rewritten after each run, progress shown as it goes.
 //
 // Resumable: a run whose run.json says "complete" (with the planned config) is skipped; one
