@@ -35,8 +35,8 @@ std::unique_ptr<Executor> make_local_executor(std::filesystem::path param_dir);
 
 struct SlurmExecutorOptions {
   SlurmSubmitOptions submit;
-  bool wait = true;    // false (--no-wait): return once the array is submitted
-  double poll_s = 5;   // seconds between squeue polls while waiting
+  bool wait = true;   // false (--no-wait): return once the array is submitted
+  double poll_s = 5;  // seconds between squeue polls while waiting
   // The prooflab each array task runs: on a cluster a path every node sees. "" = this binary.
   std::filesystem::path task_binary;
   std::filesystem::path param_dir;  // the tasks' parameter cache ("" = their default)

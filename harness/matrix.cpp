@@ -30,38 +30,45 @@ void add_matrix_command(CLI::App& app) {
       ->check(CLI::IsMember({"local", "slurm"}));
   const char* slurm = "Slurm (--executor slurm)";
   auto slurm_only = std::make_shared<std::vector<CLI::Option*>>();
-  slurm_only->push_back(cmd->add_option("--partition", o->slurm.submit.partition, "Slurm partition")->group(slurm));
-  slurm_only->push_back(cmd->add_option("--gres", o->slurm.submit.gres, "generic resources per task, e.g. gpu:1")
-      ->group(slurm));
-  slurm_only->push_back(cmd->add_option("--time", o->slurm.submit.time, "time limit per task, e.g. 30:00")
-      ->group(slurm));
+  slurm_only->push_back(
+      cmd->add_option("--partition", o->slurm.submit.partition, "Slurm partition")->group(slurm));
+  slurm_only->push_back(
+      cmd->add_option("--gres", o->slurm.submit.gres, "generic resources per task, e.g. gpu:1")
+          ->group(slurm));
+  slurm_only->push_back(
+      cmd->add_option("--time", o->slurm.submit.time, "time limit per task, e.g. 30:00")
+          ->group(slurm));
   slurm_only->push_back(cmd->add_option("--array-parallel", o->slurm.submit.array_parallel,
-                  "at most N tasks at once (sbatch --array=...%N)")
-      ->check(CLI::Range(1u, 1000000u))
-      ->group(slurm));
-  slurm_only->push_back(cmd->add_option("--pin-node", o->slurm.submit.pin_node,
-                  "run every task on this node, so that no comparison mixes hosts (--nodelist)")
-      ->group(slurm));
-  slurm_only->push_back(cmd->add_option("--sbatch-arg", o->slurm.submit.extra,
-                  "a further sbatch argument, e.g. --sbatch-arg=--account=perf (repeatable)")
-      ->group(slurm));
-  slurm_only->push_back(cmd->add_option("--task-binary", o->slurm.task_binary,
-                  "the prooflab the tasks run, on a path every node sees (default: this one)")
-      ->group(slurm));
-  slurm_only->push_back(cmd->add_flag("--no-wait", o->no_wait,
-                "return once submitted; `prooflab matrix` again follows and resumes")
-      ->group(slurm));
+                                        "at most N tasks at once (sbatch --array=...%N)")
+                            ->check(CLI::Range(1u, 1000000u))
+                            ->group(slurm));
+  slurm_only->push_back(
+      cmd->add_option("--pin-node", o->slurm.submit.pin_node,
+                      "run every task on this node, so that no comparison mixes hosts (--nodelist)")
+          ->group(slurm));
+  slurm_only->push_back(
+      cmd->add_option("--sbatch-arg", o->slurm.submit.extra,
+                      "a further sbatch argument, e.g. --sbatch-arg=--account=perf (repeatable)")
+          ->group(slurm));
+  slurm_only->push_back(
+      cmd->add_option("--task-binary", o->slurm.task_binary,
+                      "the prooflab the tasks run, on a path every node sees (default: this one)")
+          ->group(slurm));
+  slurm_only->push_back(
+      cmd->add_flag("--no-wait", o->no_wait,
+                    "return once submitted; `prooflab matrix` again follows and resumes")
+          ->group(slurm));
   slurm_only->push_back(cmd->add_option("--poll", o->slurm.poll_s, "seconds between squeue polls")
-      ->capture_default_str()
-      ->check(CLI::Range(0.1, 3600.0))
-      ->group(slurm));
+                            ->capture_default_str()
+                            ->check(CLI::Range(0.1, 3600.0))
+                            ->group(slurm));
   cmd->callback([o, slurm_only] {
     auto spec = parse_experiment_file(o->file);
     if (o->reps > 0) spec.reps = o->reps;
     const ExperimentPlan plan = make_plan(std::move(spec));
-    const bool slurm = o->executor == "slurm" ||
-                       (o->executor.empty() &&
-                        has_slurm_submissions(experiment_dir(plan, o->common.out)));
+    const bool slurm =
+        o->executor == "slurm" ||
+        (o->executor.empty() && has_slurm_submissions(experiment_dir(plan, o->common.out)));
     for (const CLI::Option* opt : *slurm_only)
       if (!slurm && opt->count() > 0)
         throw CLI::ValidationError(opt->get_name(),

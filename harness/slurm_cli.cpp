@@ -53,8 +53,8 @@ std::vector<std::vector<std::string>> rows(const std::string& out, std::size_t f
     if (line.empty()) continue;
     auto f = split(line, '|');
     if (f.size() != fields)
-      throw SlurmOutputError(std::string(command) + " printed '" + line + "': " +
-                             std::to_string(f.size()) + " fields, expected " +
+      throw SlurmOutputError(std::string(command) + " printed '" + line +
+                             "': " + std::to_string(f.size()) + " fields, expected " +
                              std::to_string(fields));
     result.push_back(std::move(f));
   }
@@ -65,7 +65,8 @@ std::vector<std::vector<std::string>> rows(const std::string& out, std::size_t f
 std::vector<std::uint64_t> array_tasks(const std::string& index, const std::string& line) {
   if (index.empty() || index.front() != '[') return {number(index, "array task id", line)};
   if (index.back() != ']')
-    throw SlurmOutputError("array task range '" + index + "' not closed in the line '" + line + "'");
+    throw SlurmOutputError("array task range '" + index + "' not closed in the line '" + line +
+                           "'");
   std::string body = index.substr(1, index.size() - 2);
   body = body.substr(0, body.find('%'));  // the throttle is not a task
   std::vector<std::uint64_t> out;
@@ -138,7 +139,9 @@ bool squeue_job_unknown(int exit_code, const std::string& err) {
 }
 
 std::vector<std::string> sacct_command(const std::vector<std::string>& job_ids) {
-  return {"sacct", "-n", "-P", "-X", "-j", joined(job_ids),
+  return {"sacct", "-n",
+          "-P",    "-X",
+          "-j",    joined(job_ids),
           "-o",    "JobID,State,ExitCode,NodeList,ElapsedRaw"};
 }
 
@@ -150,8 +153,9 @@ std::vector<SlurmTask> parse_sacct(const std::string& out) {
     const std::string array_job = f[0].substr(0, us), index = f[0].substr(us + 1);
     const std::string line = f[0] + "|" + f[1];
     number(array_job, "array job id", line);
-    SlurmTask t{array_job, 0, f[1].substr(0, f[1].find(' ')), f[3] == "None assigned" ? "" : f[3],
-                f[2], std::nullopt};
+    SlurmTask t{
+        array_job, 0,           f[1].substr(0, f[1].find(' ')), f[3] == "None assigned" ? "" : f[3],
+        f[2],      std::nullopt};
     if (!f[4].empty()) t.elapsed_s = number(f[4], "ElapsedRaw", line);
     // Tasks that never started share one record: "12_[4-9%2]" (a pending remainder, or one
     // cancelled before any of it ran).

@@ -56,8 +56,8 @@ CommandOutput run_command(const std::vector<std::string>& argv, const fs::path& 
   if (p.wait(std::chrono::duration<double>(kCommandTimeoutS)) != WaitEnd::exited) {
     p.end_group(std::chrono::seconds(2));
     throw std::runtime_error(argv.front() + " did not answer within " +
-                             std::to_string(static_cast<int>(kCommandTimeoutS)) + " s: " +
-                             shell_command(argv));
+                             std::to_string(static_cast<int>(kCommandTimeoutS)) +
+                             " s: " + shell_command(argv));
   }
   return {p.exit_code(), read_whole(out), read_whole(err)};
 }
@@ -141,7 +141,8 @@ SlurmState read_state(const fs::path& file, std::size_t planned_runs) {
 void write_state(const fs::path& file, const SlurmState& s) {
   json jobs = json::array();
   for (const auto& sub : s.jobs)
-    jobs.push_back({{"job_id", sub.job_id}, {"tasks_file", sub.tasks_file}, {"orders", sub.orders}});
+    jobs.push_back(
+        {{"job_id", sub.job_id}, {"tasks_file", sub.tasks_file}, {"orders", sub.orders}});
   const json j = {{"jobs", jobs},
                   {"submit",
                    {{"partition", s.submit.partition},
@@ -170,7 +171,8 @@ using TaskKey = std::pair<std::string, std::uint64_t>;  // (array job, task)
 std::string describe(const SlurmTask& t) {
   std::string out = t.state + " in job " + t.array_job + "_" + std::to_string(t.task);
   if (!t.node.empty()) out += " on " + t.node;
-  if (t.elapsed_s) out += " after " + ExperimentProgress::duration(static_cast<double>(*t.elapsed_s));
+  if (t.elapsed_s)
+    out += " after " + ExperimentProgress::duration(static_cast<double>(*t.elapsed_s));
   if ((t.state == "FAILED" || t.state == "OUT_OF_MEMORY") && !t.detail.empty())
     out += " (exit " + t.detail + ")";
   return out;
@@ -239,18 +241,19 @@ Submission SlurmExecutor::submit(const ExperimentPlan& plan, const RunnerOptions
     list.push_back(std::move(e));
     sub.orders.push_back(r->order);
   }
-  const json tasks = {{"experiment", plan.spec.name},
-                      {"source", fs::absolute(plan.spec.source).string()},
-                      {"reps", plan.spec.reps},
-                      {"out_root", fs::absolute(opts.out_root).string()},
-                      {"param_dir", o_.param_dir.empty() ? "" : fs::absolute(o_.param_dir).string()},
-                      {"runs", list}};
+  const json tasks = {
+      {"experiment", plan.spec.name},
+      {"source", fs::absolute(plan.spec.source).string()},
+      {"reps", plan.spec.reps},
+      {"out_root", fs::absolute(opts.out_root).string()},
+      {"param_dir", o_.param_dir.empty() ? "" : fs::absolute(o_.param_dir).string()},
+      {"runs", list}};
   io::write_file_atomically(tasks_file, {tasks.dump(2), "\n"});
   const fs::path binary =
       o_.task_binary.empty() ? fs::read_symlink("/proc/self/exe") : fs::absolute(o_.task_binary);
   io::write_file_atomically(
-      script, {"#!/bin/sh\n# prooflab experiment ", plan.spec.name, ": array task i runs runs[i] of ",
-               tasks_file.filename().string(), "\nexec ",
+      script, {"#!/bin/sh\n# prooflab experiment ", plan.spec.name,
+               ": array task i runs runs[i] of ", tasks_file.filename().string(), "\nexec ",
                shell_command({binary.string(), "slurm-task", tasks_file.string()}), "\n"});
   const auto argv = sbatch_command(submit, runs.size(), "prooflab-" + plan.spec.name,
                                    (sdir_ / "%A_%a.out").string(), script.string());
@@ -296,7 +299,6 @@ ExperimentOutcome SlurmExecutor::execute(const ExperimentPlan& plan, RunnerOptio
       continue;
     }
     if (in_flight.count(r.order)) continue;  // its task is still queued: not a second time
-    if (d.exists()) record.run(r.order).status = index_status(d.status);
     const auto t = task_of.find(r.order);
     if (t != task_of.end()) {
       const auto a = acct.find(t->second);
@@ -311,7 +313,8 @@ ExperimentOutcome SlurmExecutor::execute(const ExperimentPlan& plan, RunnerOptio
 
   if (!to_submit.empty()) {
     std::string reasons;
-    for (const auto& [s, n] : why) reasons += (reasons.empty() ? "" : ", ") + std::to_string(n) + " " + s;
+    for (const auto& [s, n] : why)
+      reasons += (reasons.empty() ? "" : ", ") + std::to_string(n) + " " + s;
     for (const PlannedRun* r : to_submit) {
       // What an earlier attempt left must not mix with the new files.
       fs::remove_all(dir / r->run_dir);
@@ -407,8 +410,8 @@ ExperimentOutcome SlurmExecutor::execute(const ExperimentPlan& plan, RunnerOptio
 
   tally_runs(record, out);
   out.queued = in_flight.size();
-  out.status = !in_flight.empty() ? "submitted"
-                                  : (out.complete == out.total ? "complete" : "failed");
+  out.status =
+      !in_flight.empty() ? "submitted" : (out.complete == out.total ? "complete" : "failed");
   record.set_status(out.status);
   record.write();
   return out;

@@ -48,8 +48,9 @@ void run_task(const fs::path& file, std::optional<std::size_t> index_option) {
   } else {
     const char* env = std::getenv("SLURM_ARRAY_TASK_ID");
     if (env == nullptr)
-      throw std::runtime_error("SLURM_ARRAY_TASK_ID is not set: not a Slurm array task (give "
-                               "--index to run one task by hand)");
+      throw std::runtime_error(
+          "SLURM_ARRAY_TASK_ID is not set: not a Slurm array task (give "
+          "--index to run one task by hand)");
     try {
       std::size_t used = 0;
       index = std::stoul(env, &used);
@@ -68,7 +69,8 @@ void run_task(const fs::path& file, std::optional<std::size_t> index_option) {
   ExperimentSpec spec = parse_experiment_file(text_key(tasks, "source", where));
   if (!tasks.contains("reps") || !tasks["reps"].is_number_unsigned() ||
       tasks["reps"].get<std::uint64_t>() < 1 || tasks["reps"].get<std::uint64_t>() > kMaxReps)
-    throw std::runtime_error(where + ": key 'reps' missing or not in 1.." + std::to_string(kMaxReps));
+    throw std::runtime_error(where + ": key 'reps' missing or not in 1.." +
+                             std::to_string(kMaxReps));
   spec.reps = tasks["reps"].get<std::uint32_t>();
   const ExperimentPlan plan = make_plan(std::move(spec));
   if (plan.spec.name != text_key(tasks, "experiment", where) ||
@@ -85,10 +87,10 @@ void run_task(const fs::path& file, std::optional<std::size_t> index_option) {
   g_stop = false;
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
-  const RunResult result = runner->run(RunRequest{
-      plan.config_of(submitted), out_root, plan.spec.name + "/" + submitted.run_dir, &g_stop,
-      &plan.arm_of(submitted), plan.spec.name, plan.cell_of(submitted).id,
-      plan.variant_of(submitted).name, submitted.rep});
+  const RunResult result = runner->run(
+      RunRequest{plan.config_of(submitted), out_root, plan.spec.name + "/" + submitted.run_dir,
+                 &g_stop, &plan.arm_of(submitted), plan.spec.name, plan.cell_of(submitted).id,
+                 plan.variant_of(submitted).name, submitted.rep});
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGINT, SIG_DFL);
   std::printf("%s: %s%s%s\n", run_dir.c_str(), result.status.c_str(),

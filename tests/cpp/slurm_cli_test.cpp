@@ -22,9 +22,10 @@ TEST(SlurmCli, ArrayRangeCoversEveryTaskAndTheThrottle) {
 
 TEST(SlurmCli, SbatchCommandCarriesEveryOptionGiven) {
   SlurmSubmitOptions o;
-  EXPECT_EQ(sbatch_command(o, 4, "prooflab-x", "/r/x/slurm/%A_%a.out", "/r/x/slurm/tasks-1.sh"),
-            (std::vector<std::string>{"sbatch", "--parsable", "--array=0-3", "--job-name=prooflab-x",
-                                      "--output=/r/x/slurm/%A_%a.out", "/r/x/slurm/tasks-1.sh"}));
+  EXPECT_EQ(
+      sbatch_command(o, 4, "prooflab-x", "/r/x/slurm/%A_%a.out", "/r/x/slurm/tasks-1.sh"),
+      (std::vector<std::string>{"sbatch", "--parsable", "--array=0-3", "--job-name=prooflab-x",
+                                "--output=/r/x/slurm/%A_%a.out", "/r/x/slurm/tasks-1.sh"}));
   o.partition = "gpu";
   o.gres = "gpu:1";
   o.time = "30:00";
@@ -72,8 +73,9 @@ TEST(SlurmCli, SqueueOfOneForgottenJobIsAnEmptyQueueNotAnError) {
   // squeue -h -r -j 1 after job 1 left slurmctld's memory: exit 1 and this on stderr.
   EXPECT_TRUE(squeue_job_unknown(1, "slurm_load_jobs error: Invalid job id specified\n"));
   EXPECT_FALSE(squeue_job_unknown(0, ""));
-  EXPECT_FALSE(squeue_job_unknown(1, "slurm_load_jobs error: Unable to contact slurm controller "
-                                     "(connect failure)\n"));
+  EXPECT_FALSE(squeue_job_unknown(1,
+                                  "slurm_load_jobs error: Unable to contact slurm controller "
+                                  "(connect failure)\n"));
 }
 
 TEST(SlurmCli, SqueueRejectsAnotherFormat) {
@@ -125,7 +127,8 @@ TEST(SlurmCli, EndedStatesAreTheOnesATaskDoesNotLeave) {
   for (const char* s : {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
                         "PREEMPTED", "BOOT_FAIL", "DEADLINE"})
     EXPECT_TRUE(slurm_state_ended(s)) << s;
-  for (const char* s : {"PENDING", "RUNNING", "COMPLETING", "REQUEUED", "SUSPENDED", "CANCELLED by 0", ""})
+  for (const char* s :
+       {"PENDING", "RUNNING", "COMPLETING", "REQUEUED", "SUSPENDED", "CANCELLED by 0", ""})
     EXPECT_FALSE(slurm_state_ended(s)) << s;
 }
 
