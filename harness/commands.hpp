@@ -14,6 +14,7 @@ void add_batch_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_matrix_command(CLI::App& app);
+void add_slurm_task_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_workload_command(CLI::App& app);
 void add_regress_command(CLI::App& app);

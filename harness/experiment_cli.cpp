@@ -11,7 +11,6 @@
 #include "harness/experiment_printer.hpp"
 #include "harness/experiment_runner.hpp"
 #include "harness/provenance.hpp"
-#include "harness/runner.hpp"
 
 namespace prooflab::harness {
 
@@ -71,7 +70,8 @@ void add_experiment_options(CLI::App* cmd, ExperimentCommandOptions& o) {
                 "history is lost)");
 }
 
-void execute_experiment_command(const ExperimentPlan& plan, const ExperimentCommandOptions& o) {
+void execute_experiment_command(const ExperimentPlan& plan, const ExperimentCommandOptions& o,
+                                Executor& executor) {
   const auto dir = experiment_dir(plan, o.out);
   if (o.dry_run) {
     print_plan(plan, dir, scan_runs(plan, dir), o.keep_failed, stdout);
@@ -93,15 +93,12 @@ void execute_experiment_command(const ExperimentPlan& plan, const ExperimentComm
   opts.rebuild_record = o.force;
   opts.tty = tty;
   opts.progress = tty ? stderr : stdout;
-  const std::unique_ptr<Runner> runner =
-      plan.spec.command.enabled ? make_command_runner(plan.spec.command, counters::CounterOptions{})
-                                : make_engine_runner(o.param_dir);
-  opts.execute = [&runner](const RunRequest& rq) { return runner->run(rq); };
   std::printf("experiment %s: %zu runs into %s\n", plan.spec.name.c_str(), plan.runs.size(),
               dir.c_str());
   std::fflush(stdout);
-  const auto outcome = run_experiment(plan, opts);
+  const auto outcome = executor.execute(plan, opts);
   print_outcome(plan, outcome, stdout);
+  if (outcome.status == "submitted") return;
   if (outcome.status == "interrupted")
     throw std::runtime_error(
         "interrupted: " + std::to_string(outcome.pending + outcome.interrupted) +

@@ -1,12 +1,13 @@
 // What `prooflab matrix` and `prooflab sweep` share once they have a plan: the common options,
-// the dry run, SIGINT/SIGTERM handling, the runner (the engine or the [runner] command), and the
-// closing lines (where index.csv is, the report command).
+// the dry run, SIGINT/SIGTERM handling, handing the plan to an executor (harness/executor.hpp),
+// and the closing lines (where index.csv is, the report command).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <string>
 
+#include "harness/executor.hpp"
 #include "harness/experiment_schedule.hpp"
 
 namespace prooflab::harness {
@@ -22,9 +23,11 @@ struct ExperimentCommandOptions {
 // --out, --param-dir, --dry-run, --keep-failed, --force.
 void add_experiment_options(CLI::App* cmd, ExperimentCommandOptions& o);
 
-// Dry run: prints the plan. Otherwise runs it (first Ctrl-C: stop after the current run;
-// second: interrupt it) and prints where the index is; throws, for a non-zero exit status,
-// when not every run completed.
-void execute_experiment_command(const ExperimentPlan& plan, const ExperimentCommandOptions& o);
+// Dry run: prints the plan. Otherwise has `executor` run it (first Ctrl-C: stop after the
+// current run; second: interrupt it) and prints where the index is; throws, for a non-zero
+// exit status, when not every run completed (runs left queued in a batch scheduler are not
+// a failure: a later session collects them).
+void execute_experiment_command(const ExperimentPlan& plan, const ExperimentCommandOptions& o,
+                                Executor& executor);
 
 }  // namespace prooflab::harness

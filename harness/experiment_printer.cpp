@@ -138,7 +138,12 @@ void print_outcome(const ExperimentPlan& plan, const ExperimentOutcome& o, std::
       o.pending, o.skipped, o.executed);
   std::fprintf(out, "index: %s\n", o.index.c_str());
   std::fprintf(out, "report: %s report %s\n", invoked_program().c_str(), o.dir.c_str());
-  if (o.status != "complete")
+  if (o.status == "submitted")
+    std::fprintf(out,
+                 "%zu runs are queued or running in Slurm; run the same command again to follow "
+                 "them (it submits nothing twice and resubmits the runs that did not complete)\n",
+                 o.queued);
+  else if (o.status != "complete")
     std::fprintf(
         out,
         "resume: run the same command again; it skips the complete runs and redoes the rest\n");

@@ -65,6 +65,19 @@ std::string outcome_detail(const RunResult& result) {
 
 }  // namespace
 
+void tally_runs(const ExperimentRecord& record, ExperimentOutcome& out) {
+  for (const auto& rec : record.runs()) {
+    if (rec.status == "complete")
+      ++out.complete;
+    else if (rec.status == "failed")
+      ++out.failed;
+    else if (rec.status == "interrupted")
+      ++out.interrupted;
+    else
+      ++out.pending;
+  }
+}
+
 ExperimentOutcome run_experiment(const ExperimentPlan& plan, const RunnerOptions& opts) {
   if (!opts.execute) throw std::logic_error("run_experiment: no executor");
   const auto dir = experiment_dir(plan, opts.out_root);
@@ -134,16 +147,7 @@ ExperimentOutcome run_experiment(const ExperimentPlan& plan, const RunnerOptions
   }
   progress.close();
 
-  for (const auto& rec : record.runs()) {
-    if (rec.status == "complete")
-      ++out.complete;
-    else if (rec.status == "failed")
-      ++out.failed;
-    else if (rec.status == "interrupted")
-      ++out.interrupted;
-    else
-      ++out.pending;
-  }
+  tally_runs(record, out);
   out.status = stopped ? "interrupted" : (out.complete == out.total ? "complete" : "failed");
   record.set_status(out.status);
   record.write();

@@ -1,6 +1,7 @@
-// Runs an experiment plan: every planned run into <out>/<experiment>/<run_dir> through an
-// executor (prooflab's is a Runner, harness/runner.hpp: the engine or an external command;
-// tests pass a fake), index.csv and
+// Runs an experiment plan in this process, one run after another (the local executor,
+// harness/local_executor.cpp; the Slurm executor shares the resume rules below): every
+// planned run into <out>/<experiment>/<run_dir> through `execute` (prooflab's is a Runner,
+// harness/runner.hpp: the engine or an external command; tests pass a fake), index.csv and
 // experiment.json rewritten after each run, progress shown as it goes.
 //
 // Resumable: a run whose run.json says "complete" (with the planned config) is skipped; one
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "core/engine/config.hpp"
+#include "harness/experiment_index.hpp"
 #include "harness/experiment_resume.hpp"
 #include "harness/experiment_schedule.hpp"
 #include "harness/runner.hpp"
@@ -46,11 +48,14 @@ struct RunnerOptions {
 
 struct ExperimentOutcome {
   std::filesystem::path dir, index;
-  std::string status;  // complete | interrupted | failed (some run did not complete)
+  // complete | interrupted | failed (some run did not complete) | submitted (runs still
+  // queued or running in a batch scheduler; a later session collects them)
+  std::string status;
   // Final state of the planned runs (warm-ups included): complete + failed + interrupted +
-  // pending = total. skipped: complete before this session; executed: run now.
+  // pending = total. skipped: complete before this session; executed: run now; queued: of
+  // the pending, those a batch scheduler still holds.
   std::size_t total = 0, complete = 0, failed = 0, interrupted = 0, pending = 0;
-  std::size_t skipped = 0, executed = 0;
+  std::size_t skipped = 0, executed = 0, queued = 0;
 };
 
 std::filesystem::path experiment_dir(const ExperimentPlan& plan,
@@ -66,6 +71,9 @@ bool run_is_done(const RunOnDisk& on_disk, bool keep_failed);
 
 // "c20_j15 I1 rep 2", "c20_j15 baseline warm-up 0".
 std::string run_label(const ExperimentPlan& plan, const PlannedRun& run);
+
+// Counts the record's runs into out's complete / failed / interrupted / pending.
+void tally_runs(const ExperimentRecord& record, ExperimentOutcome& out);
 
 ExperimentOutcome run_experiment(const ExperimentPlan& plan, const RunnerOptions& opts);
 

@@ -13,17 +13,9 @@
 
 #include "harness/experiment_matrix.hpp"
 #include "harness/experiment_spec.hpp"
+#include "harness/planned_run.hpp"
 
 namespace prooflab::harness {
-
-struct PlannedRun {
-  std::size_t order = 0;  // position in the whole schedule, warm-ups included
-  std::size_t arm = 0;    // index into ExperimentMatrix::arms
-  std::uint32_t rep = 0;  // repetition (warm-up number for warm-ups), from 0
-  bool warmup = false;
-  std::string run_dir;  // relative to the experiment directory: <cell>/<variant>/<rep>
-                        // (warm-ups: <cell>/<variant>/warmup-<k>)
-};
 
 struct ExperimentPlan {
   ExperimentSpec spec;

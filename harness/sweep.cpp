@@ -113,7 +113,8 @@ void add_sweep_command(CLI::App& app) {
       }
     }
     spec.variants.push_back({"baseline", {}, 0});
-    execute_experiment_command(make_plan(std::move(spec)), o->common);
+    const auto executor = make_local_executor(o->common.param_dir);
+    execute_experiment_command(make_plan(std::move(spec)), o->common, *executor);
   });
 }
 

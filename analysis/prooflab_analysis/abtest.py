@@ -36,7 +36,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import nodes, stats
 
 from . import energy
 
@@ -183,7 +183,8 @@ def ab_table(
     """One row per (cell, variant != baseline): the comparison with that cell's baseline.
 
     `runs` has one row per run with `cell`, `variant`, `order`, `status` and the metric
-    (metrics.experiment_metrics). Only runs with status `complete` and a value count.
+    (metrics.experiment_metrics). Only runs with status `complete` and a value count. With a
+    `node` column (Slurm runs), a comparison whose runs span nodes says so in its note.
     """
     for col in ("cell", "variant", metric):
         if col not in runs.columns:
@@ -219,6 +220,10 @@ def ab_table(
                 notes.append(f"{excluded} run(s) not complete or without a value left out")
             if "order" in runs.columns and not _interleaved(list(base["order"]), list(var["order"])):
                 notes.append("arms were not interleaved: drift can look like an effect")
+            if "node" in runs.columns:
+                mixed = nodes.mixed_nodes_note(list(base["node"]) + list(var["node"]))
+                if mixed:
+                    notes.append(mixed)
             row["note"] = "; ".join(notes)
             rows.append(row)
     frame = pd.DataFrame(rows)

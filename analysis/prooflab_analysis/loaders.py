@@ -21,7 +21,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from . import schema
+from . import nodes, schema
 
 
 # An error quotes at most this much of the line it names (a garbled 1 MB line must not
@@ -562,11 +562,21 @@ def flatten(mapping: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _node_of(run_path: Path) -> str | None:
+    """The Slurm node a run directory records; None without one. A damaged run.json is
+    load_run's to report (experiment_metrics), not the index's."""
+    try:
+        return nodes.run_node(read_json(run_path / "run.json")) if (run_path / "run.json").exists() else None
+    except RunFormatError:
+        return None
+
+
 def load_experiment(path: str | Path) -> pd.DataFrame:
     """Read `<experiment>/index.csv` and join each run's summary.json.
 
-    Returns one row per run: the index columns, the axis columns, `run_path` (absolute)
-    and `summary.<key>` columns (nested keys joined with '.'); runs without a summary
+    Returns one row per run: the index columns, the axis columns, `run_path` (absolute),
+    `node` (the Slurm node from run.json, missing for a run outside Slurm; nodes.py) and
+    `summary.<key>` columns (nested keys joined with '.'); runs without a summary
     get NaN there. The experiment directory is kept in `frame.attrs['experiment_dir']`, the
     axis column names in `frame.attrs['axes']`.
     """
@@ -592,6 +602,7 @@ def load_experiment(path: str | Path) -> pd.DataFrame:
         if not bool(numeric.isna().any()):
             frame[col] = numeric
     frame["run_path"] = [str((exp_dir / rd).resolve()) for rd in frame["run_dir"]]
+    frame["node"] = [_node_of(Path(p)) for p in frame["run_path"]]
     summaries = []
     for run_path in frame["run_path"]:
         file = Path(run_path) / "summary.json"

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import (ab_plot, abtest, devices, energy, html_report, integrity, memory_tiers, memory_tiers_plot, metrics,
-               sweep, sweep_plot, waterfall)
+               nodes, sweep, sweep_plot, waterfall)
 from .figures import save_figure
 from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
 from .reflog import job_labels, load_reference_log
@@ -389,8 +389,17 @@ def experiment_report_markdown(
             _save(ab_plot.ab_figure(runs, table, column, metric=metric, baseline=baseline, higher_is_better=higher),
                   out_dir / stem)
             parts += [f"![A/B {metric}]({stem}.png)", "", f"[SVG]({stem}.svg)", ""]
-    cols = [c for c in ("cell", "variant", "rep", "order", "status", "run_dir", "s_per_proof", "proofs_per_min",
-                        "issues", "excluded_jobs") if c in runs.columns]
+    by_node = nodes.nodes_table(runs)
+    if not by_node.empty:
+        parts += ["## Nodes", "", "Runs per Slurm node, cell and variant.", ""]
+        mixed = nodes.cells_on_several_nodes(runs)
+        if mixed:
+            parts += [f"**Warning**: cells {', '.join(f'`{c}`' for c in mixed)} ran on several nodes; their A/B "
+                      "comparisons measure host differences too (pin the cells to one node: `--pin-node`).", ""]
+        parts += [markdown_table(by_node, {}), ""]
+    cols = [c for c in ("cell", "variant", "rep", "order", "status", "node", "run_dir", "s_per_proof",
+                        "proofs_per_min", "issues", "excluded_jobs") if c in runs.columns
+            and (c != "node" or not by_node.empty)]
     parts += ["## Runs", "", markdown_table(runs[cols], {"s_per_proof": fmt_float(2), "proofs_per_min": fmt_float(3),
                                                          "issues": lambda v: str(int(v))})]
     return "\n".join(parts)

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/io/atomic_file.hpp"
+#include "core/trace/slurm_allocation.hpp"
 
 namespace prooflab::trace {
 
@@ -46,6 +47,7 @@ RunDirectory::RunDirectory(fs::path dir, nlohmann::json metadata)
     : dir_(std::move(dir)), meta_(std::move(metadata)) {
   fs::create_directories(dir_ / "proofs");
   meta_["host"] = host_info();
+  if (auto slurm = slurm_allocation(); !slurm.is_null()) meta_["slurm"] = std::move(slurm);
   meta_["start_time"] = iso8601_now();
   meta_["end_time"] = nullptr;
   meta_["status"] = "running";
