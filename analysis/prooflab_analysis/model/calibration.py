@@ -36,7 +36,7 @@ from ..loaders import Run
 from ..stats import percentile
 from .resources import CpuTask, bandwidth_excess, cpu_rates
 from .settings import Settings, settings_from_config
-from .stages import BANDWIDTH_BOUND, cpu_task, pool_sizes
+from .stages import BANDWIDTH_BOUND, cpu_task, pool_sizes, synthesis_pools
 
 # The CPU backend's emulated device: bytes per FFT-domain element of a partition's VRAM
 # (core/engine/cpu_backend.cpp: a, b, c staged; MSM scratch during the phase).
@@ -61,8 +61,17 @@ class StageDistribution:
     values: np.ndarray
     duration: bool  # True: seconds as measured; False: CPU work in core-seconds
     fit: str = "empirical"
+    batches: np.ndarray | None = None  # per value, the calibration run it came from (None: one run)
+
+    def batch_values(self, batch: int) -> np.ndarray:
+        """The values measured in calibration run `batch` (all values when that run has none)."""
+        if self.batches is None:
+            return self.values
+        mine = self.values[self.batches == batch]
+        return mine if mine.size else self.values
 
     def sample(self, rng: np.random.Generator) -> float:
+        """One independent draw (with replacement)."""
         if self.values.size == 0:
             return 0.0
         if self.fit == "lognormal":
@@ -93,10 +102,12 @@ class Calibration:
     kernel_share: float  # of the GPU sub-stages' time, the share that is kernel time
     peak_rss_bytes: float  # of the calibration run; NaN when not recorded
     notes: list[str] = field(default_factory=list)
+    runs: int = 1  # calibration runs pooled (StageDistribution.batches numbers them)
+    threads: dict[str, float] = field(default_factory=dict)  # pool stages' effective parallelism
 
-    def sample(self, stage: str, rng: np.random.Generator) -> float:
-        dist = self.stages.get(stage)
-        return dist.sample(rng) if dist is not None else 0.0
+    def sampler(self, rng: np.random.Generator, simulation: int) -> "StageSampler":
+        """The draws of simulation number `simulation` (StageSampler)."""
+        return StageSampler(self, rng, simulation % self.runs)
 
     def is_duration(self, stage: str) -> bool:
         dist = self.stages.get(stage)
@@ -104,6 +115,32 @@ class Calibration:
 
     def table(self) -> pd.DataFrame:
         return pd.DataFrame([d.describe() for d in self.stages.values()])
+
+
+class StageSampler:
+    """The stage values one simulation draws. `empirical`: simulation k replays calibration
+    run k mod runs — each stage's values of that run in a random order, without replacement,
+    reshuffled when a setting needs more instances than the run measured. So a simulated
+    batch of the calibration's own size does exactly the work the measured batch did,
+    shuffled: with a few heavy-tailed values (a stage preempted by another tenant) draws
+    with replacement would give each simulation a different total, and the mean of a few
+    simulations would miss the measured one by the luck of the draw. `lognormal`:
+    independent draws from the fitted law."""
+
+    def __init__(self, cal: "Calibration", rng: np.random.Generator, batch: int):
+        self.cal, self.rng, self.batch = cal, rng, batch
+        self._queues: dict[str, list[float]] = {}
+
+    def draw(self, stage: str) -> float:
+        dist = self.cal.stages.get(stage)
+        if dist is None or dist.values.size == 0:
+            return 0.0
+        if dist.fit == "lognormal":
+            return dist.sample(self.rng)
+        queue = self._queues.get(stage)
+        if not queue:
+            queue = self._queues[stage] = [float(v) for v in self.rng.permutation(dist.batch_values(self.batch))]
+        return queue.pop()
 
 
 # ------------------------------------------------------------ measured intervals
@@ -114,23 +151,41 @@ class _Interval:
     end_s: float
     stage: str
     device: int
+    lane: int = 0  # synthesis: the lane (and so the pool) it ran on
+
+
+def _assign_lanes(spans: pd.DataFrame, lanes: int) -> dict[tuple[int, int], int]:
+    """(job, partition) -> synthesis lane. The timeline does not name the lane; a lane does
+    one partition at a time (SYNTH_START..PREP_MSM_END), so partitions that overlap ran on
+    different lanes: each span goes to the lane free longest (the lane that ended
+    earliest), which is an assignment the timeline allows whenever one exists."""
+    free_at = [-np.inf] * max(1, lanes)
+    out = {}
+    for r in spans.sort_values("start_us", kind="stable").itertuples():
+        lane = int(np.argmin(free_at))
+        free_at[lane] = r.end_us
+        out[(int(r.job), int(r.partition))] = lane
+    return out
 
 
 def _pairs(tl: pd.DataFrame, start: str, end: str) -> pd.DataFrame:
     return metrics.pair_intervals(tl, start, end)
 
 
-def measured_intervals(run: Run, gpu_on_cpu: bool) -> tuple[list[_Interval], list[tuple[float, float]], dict]:
-    """The CPU-stage intervals of a prooflab run, the throttle's on-periods, and the
-    device-time durations (seconds) of a real GPU's stages."""
+def measured_intervals(run: Run, gpu_on_cpu: bool, lanes: int = 1
+                       ) -> tuple[list[_Interval], list[tuple[float, float]], dict]:
+    """The CPU-stage intervals of a prooflab run (synthesis with its lane of `lanes`), the
+    throttle's on-periods, and the device-time durations (seconds) of a real GPU's stages."""
     tl = run.timeline
     out: list[_Interval] = []
     device_time: dict[str, list[float]] = {}
+    lane_of = _assign_lanes(_pairs(tl, "SYNTH_START", "PREP_MSM_END"), lanes)
 
     def add(frame: pd.DataFrame, stage: str) -> None:
         for r in frame.itertuples():
             dev = 0 if pd.isna(r.device) else int(r.device)
-            out.append(_Interval(r.start_us / 1e6, r.end_us / 1e6, stage, dev))
+            lane = lane_of.get((int(r.job), int(r.partition)), 0) if stage == "synth" else 0
+            out.append(_Interval(r.start_us / 1e6, r.end_us / 1e6, stage, dev, lane))
 
     for stage, (start, end) in (("synth", ("SYNTH_START", "SYNTH_END")), ("prep_msm", ("PREP_MSM_START", "PREP_MSM_END")),
                                 ("b_g2_msm", ("B_G2_MSM_START", "B_G2_MSM_END")),
@@ -196,8 +251,8 @@ def deconvolve(intervals: list[_Interval], throttle: list[tuple[float, float]], 
     """Work (core-seconds) of each interval under the sharing rule, and the mean bandwidth
     excess each one ran beside (weighted by its progress). A sweep over the intervals'
     boundaries; the rates of a set of running tasks depend only on which kinds of task run,
-    so they are computed once per such set."""
-    tasks: list[CpuTask] = [task_of(iv.stage, iv.device) for iv in intervals]
+    so they are computed once per such set. `task_of(interval)` is its CpuTask."""
+    tasks: list[CpuTask] = [task_of(iv) for iv in intervals]
     # (time, +1 start / -1 end / 0 throttle change, index or throttle delta)
     points = [(iv.start_s, 1, i) for i, iv in enumerate(intervals)] + [(iv.end_s, -1, i) for i, iv in enumerate(intervals)]
     points += [(on, 0, 1) for on, _ in throttle] + [(off, 0, -1) for _, off in throttle]
@@ -214,7 +269,7 @@ def deconvolve(intervals: list[_Interval], throttle: list[tuple[float, float]], 
             key = (tuple(sorted(tasks[i] for i in active)), throttled > 0)
             if key not in cache:
                 kinds = list(key[0])
-                paused = frozenset({"synthesis"}) if key[1] else frozenset()
+                paused = synthesis_pools(pools) if key[1] else frozenset()
                 rates = cpu_rates(kinds, cores, pools, beta, paused)
                 cache[key] = (dict(zip(kinds, rates)), bandwidth_excess(kinds, cores, pools, paused))
             rate_of, x = cache[key]
@@ -246,17 +301,19 @@ class _MeasuredRun:
     """A run's stage intervals, read once, deconvolved for any beta."""
 
     def __init__(self, run: Run, settings: Settings, gpu_on_cpu: bool):
-        self.intervals, self.throttle, device_time = measured_intervals(run, gpu_on_cpu)
+        self.intervals, self.throttle, device_time = measured_intervals(run, gpu_on_cpu, settings["partition_workers"])
         if not self.intervals:
             raise CalibrationError(f"{run.run_id}: the timeline has no stage intervals (SYNTH_START/END, GPU_START/END, ...)")
         self.device_time = {k: np.array(v) for k, v in device_time.items()}
         self.cores = settings["cores"]
         self.pools = pool_sizes(settings, settings["devices"])
 
-    def work(self, beta: float) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-        """Per stage: the work values, and the mean bandwidth excess they ran beside."""
+    def work(self, beta: float, threads: dict[str, float] | None = None
+             ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+        """Per stage: the work values, and the mean bandwidth excess they ran beside;
+        `threads`: pool stages' effective parallelism (default: their pool's size)."""
         work, excess = deconvolve(self.intervals, self.throttle, self.cores, self.pools, beta,
-                                  lambda stage, dev: cpu_task(stage, self.pools, dev))
+                                  lambda iv: cpu_task(iv.stage, self.pools, iv.device, iv.lane, threads))
         by_stage: dict[str, list[float]] = {}
         excess_by_stage: dict[str, list[float]] = {}
         for iv, w, x in zip(self.intervals, work, excess):
@@ -305,7 +362,7 @@ def fit_beta(first: _MeasuredRun, second: _MeasuredRun) -> tuple[float, str]:
 
 
 def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empirical", cores: int | None = None,
-              beta: float | None = None) -> Calibration:
+              beta: float | None = None, threads: dict[str, float] | None = None) -> Calibration:
     """The model of `run`; `bandwidth_run` (the same workload at another concurrency) fits
     the memory-bandwidth slowdown, or `beta` gives it. `cores` overrides the host's
     (required for a log)."""
@@ -336,7 +393,7 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
         else:
             beta = 0.0
             notes.append("beta = 0: one run given (the bandwidth slowdown needs a second at another concurrency)")
-        work, _ = measured.work(beta)
+        work, _ = measured.work(beta, threads)
         device_time = measured.device_time
         stages = {s: StageDistribution(s, v, False, fit) for s, v in work.items()}
         stages.update({s: StageDistribution(s, v, True, fit) for s, v in device_time.items()})
@@ -344,7 +401,8 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
     rss = metrics.peak_rss(run)[0]
     return Calibration(run_id=run.run_id, settings=settings, stages=stages, beta=beta, gpu_on_cpu=gpu_on_cpu,
                        host_bytes=host_bytes, abc_bytes=abc, vram_staged_bytes=staged, vram_scratch_bytes=scratch,
-                       vram_budget_bytes=vram_budget, kernel_share=_kernel_share(run), peak_rss_bytes=rss, notes=notes)
+                       vram_budget_bytes=vram_budget, kernel_share=_kernel_share(run), peak_rss_bytes=rss, notes=notes,
+                       threads=dict(threads or {}))
 
 
 def _reference_stages(run: Run, fit: str, notes: list[str]) -> dict[str, StageDistribution]:
@@ -402,13 +460,15 @@ def _kernel_share(run: Run) -> float:
 
 
 def pooled(calibrations: list[Calibration]) -> Calibration:
-    """Repetitions of one setting as one calibration: each stage's values of all of them
-    (the first's memory figures, beta and knobs)."""
+    """Repetitions of one setting as one calibration: each stage's values of all of them,
+    numbered by run (StageSampler replays one run per simulation); the first's memory
+    figures, beta, effective threads and knobs."""
     first = calibrations[0]
     stages = {}
     for name, dist in first.stages.items():
-        values = np.concatenate([c.stages[name].values for c in calibrations if name in c.stages])
-        stages[name] = StageDistribution(name, values, dist.duration, dist.fit)
+        parts = [(k, c.stages[name].values) for k, c in enumerate(calibrations) if name in c.stages]
+        stages[name] = StageDistribution(name, np.concatenate([v for _, v in parts]), dist.duration, dist.fit,
+                                         np.concatenate([np.full(v.size, k) for k, v in parts]))
     notes = first.notes + [f"pooled over {len(calibrations)} runs: {', '.join(c.run_id for c in calibrations)}"]
-    return Calibration(**{**first.__dict__, "stages": stages, "notes": notes,
+    return Calibration(**{**first.__dict__, "stages": stages, "notes": notes, "runs": len(calibrations),
                           "run_id": " + ".join(c.run_id for c in calibrations)})
