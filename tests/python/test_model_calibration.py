@@ -126,3 +126,24 @@ def test_synthesis_lanes_have_pools_of_their_own_as_the_engine_builds_them():
     assert cpu_task("ntt_h", pools, device=0, threads={"ntt_h": 1.5}) == CpuTask("ntt_h", "device0", 1.5, False)
     assert cpu_task("ntt_h", pools, threads={"ntt_h": 9.0}).threads == 4.0  # never more than the pool
     assert cpu_task("verify", pools) == CpuTask("verify", None, 1, False)
+
+
+def test_effective_threads_are_recovered_from_the_timeline():
+    # The device's stages keep one of their pool's two threads busy, b_g2_msm 1.5 of 2.
+    true = {"ntt_h": 1.0, "batch_add": 1.0, "tail_msm": 1.0, "b_g2_msm": 1.5}
+    cal = calibration({s: (w, False) for s, w in WORK.items()})
+    cal.threads = dict(true)
+    s = settings(cores=2, count=8, concurrency=4, partitions=2)
+    run = predicted_run(simulate(cal, s), cal, "sim-threads")
+    fitted = calibrate(run)
+    for stage, k in true.items():
+        assert fitted.threads[stage] == pytest.approx(k, abs=0.13), (stage, fitted.threads)
+        assert fitted.stages[stage].values == pytest.approx(np.full(16, WORK[stage]), rel=0.05), stage
+    assert any(n.startswith("effective threads (fitted from the timeline): ") for n in fitted.notes)
+    # Charged their pools' two threads, the same instances come out with work that depends on
+    # what ran beside them.
+    table = calibrate(run, threads="table")
+    assert table.threads == {}
+    assert np.ptp(table.stages["ntt_h"].values) > 0.2 * WORK["ntt_h"]
+    with pytest.raises(CalibrationError, match="threads must be one of"):
+        calibrate(run, threads="guess")

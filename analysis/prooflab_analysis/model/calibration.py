@@ -5,17 +5,25 @@ stages.csv). What a stage measured is its work *under that run's contention*, so
 calibration turns each interval back into the CPU work it did: the integral over the
 interval of the rate resources.cpu_rates gives it, with the set of stages that were running
 at each moment as the timeline shows them (the same sharing rule the simulation applies
-forward). Each stage's per-instance work values are its distribution: resampled as they are
-(`fit="empirical"`, the default) or as a lognormal with their log-mean and log-sd
-(`fit="lognormal"`). On a real GPU the sub-stages (ntt_h, batch_add, tail_msm) and the
+forward). Each stage's per-instance work values are its distribution: replayed as they are
+(`fit="empirical"`, the default: StageSampler) or as a lognormal with their log-mean and
+log-sd (`fit="lognormal"`). On a real GPU the sub-stages (ntt_h, batch_add, tail_msm) and the
 upload are device time: their durations are used as measured.
+
+The sharing rule needs the threads each stage keeps runnable. A stage on a pool can use
+all of the pool's threads, but need not: at small sizes the emulated device's NTT and MSMs
+gain nothing from a second thread. `fit_threads` takes each pool stage's effective
+parallelism from the timeline: the count that makes its per-partition work least spread
+(the partitions are the same size, so a wrong count shows as work that depends on what
+ran beside it). `threads="table"` charges every pool stage its pool's size instead.
 
 The memory-bandwidth slowdown beta (resources.py) needs two runs at different
 concurrencies: with beta = 0 the bandwidth-bound stages' apparent work rises with the excess
 bandwidth-bound cores x they ran beside. beta is the value for which the deconvolved
 bandwidth-bound work is the same in both runs (a root found by scipy's brentq): the work
 is a property of the workload, so what differs between the runs must be the slowdown.
-With one run beta is 0 and the calibration says so.
+With one run beta is 0 and the calibration says so. beta is fitted first, with every pool
+stage at its pool's size; the effective threads then at that beta.
 
 A reference log (its Run from reflog) has no per-partition intervals of every stage; its
 CUZK_TIMING values are taken as durations ("duration" stages: the contention of the logged
@@ -36,7 +44,7 @@ from ..loaders import Run
 from ..stats import percentile
 from .resources import CpuTask, bandwidth_excess, cpu_rates
 from .settings import Settings, settings_from_config
-from .stages import BANDWIDTH_BOUND, cpu_task, pool_sizes, synthesis_pools
+from .stages import BANDWIDTH_BOUND, STAGE_POOL, cpu_task, pool_sizes, synthesis_pools
 
 # The CPU backend's emulated device: bytes per FFT-domain element of a partition's VRAM
 # (core/engine/cpu_backend.cpp: a, b, c staged; MSM scratch during the phase).
@@ -44,6 +52,7 @@ CPU_BACKEND_STAGED_PER_ELEMENT = 96
 CPU_BACKEND_SCRATCH_PER_ELEMENT = 13
 CPU_BACKEND_VRAM = 16 << 30  # the emulated device's default budget (kDefaultVram)
 FITS = ("empirical", "lognormal")
+THREADS = ("fitted", "table")
 # Stage names of reference-log CUZK_TIMING values the model uses.
 _REFERENCE_STAGES = {"prep_msm": "prep_msm", "b_g2_msm": "b_g2_msm", "ntt_h": "ntt_h", "batch_add": "batch_add",
                      "tail_msm": "tail_msm", "dealloc": "dealloc"}
@@ -291,12 +300,6 @@ def deconvolve(intervals: list[_Interval], throttle: list[tuple[float, float]], 
 
 # --------------------------------------------------------------------- calibrate
 
-def _host_cores(run: Run, settings_cores: int) -> int:
-    host = run.meta.get("host")
-    cores = host.get("cores") if isinstance(host, dict) else None
-    return int(cores) if cores else settings_cores
-
-
 class _MeasuredRun:
     """A run's stage intervals, read once, deconvolved for any beta."""
 
@@ -361,21 +364,67 @@ def fit_beta(first: _MeasuredRun, second: _MeasuredRun) -> tuple[float, str]:
     return beta, f"beta = {beta:.3f}: bandwidth-bound work ratio {rho:.3f} between bandwidth excess {x_lo:.2f} and {x_hi:.2f}"
 
 
+def _log_spread(values: np.ndarray) -> float:
+    """Median absolute deviation of log(values): a spread that a few preempted instances
+    do not dominate."""
+    logs = np.log(np.maximum(values, 1e-12))
+    return float(np.median(np.abs(logs - np.median(logs))))
+
+
+def fit_threads(runs: list[_MeasuredRun], beta: float, grid_points: int = 9) -> tuple[dict[str, float], str]:
+    """Each pool stage's effective parallelism, from the timeline alone (module doc): the
+    partitions of a run are the same circuit size, so a stage's work should be the same
+    for each of them; with the wrong thread count the deconvolved work of an instance
+    depends on what ran beside it (a stage charged 2 threads that uses 1 comes out with
+    twice the work when alone as when it shared the cores). For each stage whose pool has
+    more than one thread, the count in [1, pool] (a grid of `grid_points`) that makes its
+    work values least spread (_log_spread, averaged over `runs`), one stage at a time,
+    two passes. (threads per stage, a note saying them)."""
+    first = runs[0]
+    stages = sorted({iv.stage for iv in first.intervals
+                     if STAGE_POOL.get(iv.stage) and cpu_task(iv.stage, first.pools, iv.device, iv.lane).threads > 1})
+    threads: dict[str, float] = {}
+    for _ in range(2):
+        for stage in stages:
+            pool = cpu_task(stage, first.pools).threads
+            spreads = []
+            for k in np.linspace(1.0, pool, grid_points):
+                trial = {**threads, stage: float(k)}
+                spreads.append((float(np.mean([_log_spread(m.work(beta, trial)[0][stage]) for m in runs])), float(k)))
+            threads[stage] = min(spreads)[1]
+    note = "effective threads (fitted from the timeline): " + (", ".join(
+        f"{s} {k:.3g} of {cpu_task(s, first.pools).threads:g}" for s, k in threads.items()) or "no pool stage")
+    return threads, note
+
+
+def _settings_of(run: Run, cores: int | None) -> Settings:
+    host = run.meta.get("host") if isinstance(run.meta.get("host"), dict) else {}
+    return settings_from_config(run.config, cores or host.get("cores"))
+
+
+def fitted_threads(runs: list[Run], beta: float, cores: int | None = None) -> tuple[dict[str, float], str]:
+    """fit_threads over several runs of one setting (their spreads averaged)."""
+    measured = [_MeasuredRun(r, _settings_of(r, cores), str(r.config.get("backend", "cpu")) == "cpu") for r in runs]
+    return fit_threads(measured, beta)
+
+
 def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empirical", cores: int | None = None,
-              beta: float | None = None, threads: dict[str, float] | None = None) -> Calibration:
+              beta: float | None = None, threads: str | dict[str, float] = "fitted") -> Calibration:
     """The model of `run`; `bandwidth_run` (the same workload at another concurrency) fits
     the memory-bandwidth slowdown, or `beta` gives it. `cores` overrides the host's
-    (required for a log)."""
+    (required for a log). `threads`: the pool stages' effective parallelism — "fitted"
+    from this run (fit_threads, after beta), "table" (each its pool's size), or given."""
     if fit not in FITS:
         raise CalibrationError(f"fit must be one of {FITS}, got {fit!r}")
-    host = run.meta.get("host") if isinstance(run.meta.get("host"), dict) else {}
-    settings = settings_from_config(run.config, cores or host.get("cores"))
+    if isinstance(threads, str) and threads not in THREADS:
+        raise CalibrationError(f"threads must be one of {THREADS} or a mapping, got {threads!r}")
+    settings = _settings_of(run, cores)
     if settings["cores"] < 1:
         raise CalibrationError(f"{run.run_id}: the run does not record the host's cores; give --set cores=N")
     notes: list[str] = []
     if run.meta.get("source") == "reference_log":
         stages = _reference_stages(run, fit, notes)
-        gpu_on_cpu, beta = False, 0.0
+        gpu_on_cpu, beta, threads = False, 0.0, {}
         if settings["concurrency"] > settings["count"]:
             notes.append(f"reference log: the bench's concurrency {settings['concurrency']} exceeds its "
                          f"{settings['count']} proofs; taken as {settings['count']}")
@@ -387,12 +436,19 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
         if beta is not None:
             notes.append(f"beta = {beta:.3f} given")
         elif bandwidth_run is not None:
-            other = settings_from_config(bandwidth_run.config, cores or (bandwidth_run.meta.get("host") or {}).get("cores"))
-            beta, how = fit_beta(measured, _MeasuredRun(bandwidth_run, other, gpu_on_cpu))
+            beta, how = fit_beta(measured, _MeasuredRun(bandwidth_run, _settings_of(bandwidth_run, cores), gpu_on_cpu))
             notes.append(how + f" (runs {run.run_id}, {bandwidth_run.run_id})")
         else:
             beta = 0.0
             notes.append("beta = 0: one run given (the bandwidth slowdown needs a second at another concurrency)")
+        if threads == "fitted":
+            threads, how = fit_threads([measured], beta)
+            notes.append(how)
+        elif threads == "table":
+            threads = {}
+            notes.append("effective threads: every pool stage its pool's size (threads=table)")
+        else:
+            notes.append("effective threads given: " + ", ".join(f"{s} {k:.3g}" for s, k in threads.items()))
         work, _ = measured.work(beta, threads)
         device_time = measured.device_time
         stages = {s: StageDistribution(s, v, False, fit) for s, v in work.items()}
@@ -402,7 +458,7 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
     return Calibration(run_id=run.run_id, settings=settings, stages=stages, beta=beta, gpu_on_cpu=gpu_on_cpu,
                        host_bytes=host_bytes, abc_bytes=abc, vram_staged_bytes=staged, vram_scratch_bytes=scratch,
                        vram_budget_bytes=vram_budget, kernel_share=_kernel_share(run), peak_rss_bytes=rss, notes=notes,
-                       threads=dict(threads or {}))
+                       threads=dict(threads))
 
 
 def _reference_stages(run: Run, fit: str, notes: list[str]) -> dict[str, StageDistribution]:
