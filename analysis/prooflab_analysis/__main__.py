@@ -42,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pre.add_argument("--reps", type=int, default=3, help="simulations per setting (default 3)")
     pre.add_argument("--seed", type=int, default=0, help="seed of the first simulation (default 0)")
     pre.add_argument("--fit", choices=["empirical", "lognormal"], default="empirical",
-                     help="stage distributions: the run's values resampled, or lognormal fits")
+                     help="stage distributions: the run's values replayed (shuffled), or lognormal fits")
     pre.add_argument("--cores", type=int, help="the host's cores (default: run.json host.cores; needed for a log)")
     pre.add_argument("--threads", choices=["fitted", "table"], default="fitted",
                      help="pool stages' effective threads: fitted from the run (default) or the pools' sizes")

@@ -18,6 +18,7 @@ import pytest
 
 from prooflab_analysis.loaders import load_run
 from prooflab_analysis.model.predict import predict
+from prooflab_analysis.model.validation import validate, validation_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = {"quiet": ROOT / "tests" / "data" / "model-selfcheck-cpu",
@@ -55,3 +56,20 @@ def test_the_self_check_gives_the_measured_throughput_back(name, reps, threads):
     error = predicted["s_per_proof"] / measured - 1.0
     assert abs(error) <= TOLERANCE, f"self-check {error:+.1%} (predicted {predicted['s_per_proof']:.4f} s/proof, " \
                                     f"measured {measured:.4f})"
+
+
+def test_validate_model_reports_the_self_check_of_its_calibration_arm():
+    # Sitting D of the v2 validation: calibrated on c8_j4/baseline's three runs, one replayed
+    # per simulation; its own row must give the mean of their measured throughputs back.
+    sitting = ROOT / "results" / "2026-12-02-model-validation-cpu-v2" / "sitting-D"
+    arm = sitting / "c8_j4" / "baseline"
+    measured = sum(measured_s_per_proof(arm / str(rep)) for rep in range(3)) / 3
+    v = validate(sitting, "c8_j4/baseline", "c4_j1/baseline", reps=3)
+    own = v.table[(v.table["cell"] == "c8_j4") & (v.table["variant"] == "baseline")].iloc[0]
+    assert own["measured_s_per_proof"] == pytest.approx(measured, rel=1e-6)
+    assert v.self_check_error == pytest.approx(own["predicted_s_per_proof"] / measured - 1.0, rel=1e-9)
+    assert abs(v.self_check_error) <= TOLERANCE
+    assert f"self-check (the calibration arm c8_j4/baseline predicted): {v.self_check_error:+.1%}" \
+        in validation_markdown(v)
+    with pytest.raises(ValueError, match="threads must be one of"):
+        validate(sitting, "c8_j4/baseline", threads="measured")

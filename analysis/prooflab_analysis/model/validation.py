@@ -23,7 +23,7 @@ import pandas as pd
 from .. import metrics
 from ..loaders import load_experiment, load_run
 from ..tables import fmt_float, fmt_signed_percent, markdown_table
-from .calibration import Calibration, calibrate, fitted_threads, pooled
+from .calibration import THREADS, Calibration, calibrate, fitted_threads, pooled
 from .predict import point_prediction
 from .settings import settings_from_config
 
@@ -66,6 +66,8 @@ def validate(experiment_dir: str | Path, calibrate_on: str, bandwidth_from: str 
     """Calibrate on `calibrate_on`'s repetitions (`bandwidth_from`'s first fits beta; the
     effective threads are fitted over all of them, or `threads="table"`), predict every
     arm and compare (module doc)."""
+    if threads not in THREADS:
+        raise ValueError(f"threads must be one of {THREADS}, got {threads!r}")
     index = load_experiment(experiment_dir)
     cal_runs = [load_run(p) for p in _arm(index, calibrate_on)["run_path"]]
     bw_run = load_run(_arm(index, bandwidth_from)["run_path"].iloc[0]) if bandwidth_from else None
