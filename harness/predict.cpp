@@ -20,7 +20,7 @@ namespace prooflab::harness {
 namespace {
 
 struct PredictOptions {
-  std::string path, waterfall, runs, bandwidth_run, fit = "empirical";
+  std::string path, waterfall, runs, bandwidth_run, fit = "empirical", threads = "fitted";
   std::vector<std::string> sets, axes;
   int reps = 3, seed = 0, cores = 0;
 };
@@ -37,7 +37,7 @@ void run_predict(const PredictOptions& o) {
     const std::string text = py::str(predict.attr("predict_command")(
         o.path, o.sets, o.axes, py::arg("waterfall") = optional(o.waterfall), py::arg("runs_dir") = optional(o.runs),
         py::arg("bandwidth_run") = optional(o.bandwidth_run), py::arg("reps") = o.reps, py::arg("seed") = o.seed,
-        py::arg("fit") = o.fit, py::arg("cores") = o.cores > 0 ? py::object(py::int_(o.cores)) : py::object(py::none())));
+        py::arg("fit") = o.fit, py::arg("threads") = o.threads, py::arg("cores") = o.cores > 0 ? py::object(py::int_(o.cores)) : py::object(py::none())));
     std::cout << text << "\n";
   } catch (py::error_already_set& e) {
     error = e.matches(PyExc_KeyboardInterrupt) ? std::string("interrupted") : describe_python_error(e);
@@ -67,6 +67,8 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--reps", o->reps, "simulations per setting (default 3)")->check(CLI::PositiveNumber);
   cmd->add_option("--seed", o->seed, "seed of the first simulation");
   cmd->add_option("--fit", o->fit, "stage distributions: empirical | lognormal")->check(CLI::IsMember({"empirical", "lognormal"}));
+  cmd->add_option("--threads", o->threads, "pool stages' effective threads: fitted (from the run) | table (pool sizes)")
+      ->check(CLI::IsMember({"fitted", "table"}));
   cmd->add_option("--cores", o->cores, "the host's cores (default: run.json host.cores; needed for a log)");
   cmd->callback([o] { run_predict(*o); });
 }

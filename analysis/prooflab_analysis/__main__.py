@@ -42,13 +42,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     pre.add_argument("--reps", type=int, default=3, help="simulations per setting (default 3)")
     pre.add_argument("--seed", type=int, default=0, help="seed of the first simulation (default 0)")
     pre.add_argument("--fit", choices=["empirical", "lognormal"], default="empirical",
-                     help="stage distributions: the run's values resampled, or lognormal fits")
+                     help="stage distributions: the run's values replayed (shuffled), or lognormal fits")
     pre.add_argument("--cores", type=int, help="the host's cores (default: run.json host.cores; needed for a log)")
+    pre.add_argument("--threads", choices=["fitted", "table"], default="fitted",
+                     help="pool stages' effective threads: fitted from the run (default) or the pools' sizes")
     val = sub.add_parser("validate-model", help="calibrate on one arm of a measured experiment, predict all, report errors")
     val.add_argument("experiment", help="experiment directory (index.csv)")
-    val.add_argument("--calibrate", required=True, metavar="CELL/VARIANT", help="the arm to calibrate on (its rep 0)")
+    val.add_argument("--calibrate", required=True, metavar="CELL/VARIANT", help="the arm to calibrate on (its repetitions pooled)")
     val.add_argument("--bandwidth", metavar="CELL/VARIANT", help="an arm at another concurrency (fits beta)")
-    val.add_argument("--reps", type=int, default=3, help="simulations per arm (default 3)")
+    val.add_argument("--reps", type=int, default=3,
+                     help="simulations per arm (default 3; a multiple of the calibration arm's runs replays each alike)")
+    val.add_argument("--threads", choices=["fitted", "table"], default="fitted",
+                     help="pool stages' effective threads: fitted from the calibration runs (default) or the pools' sizes")
     val.add_argument("--out", metavar="FILE", help="also write the markdown table to FILE")
     args = parser.parse_args(argv)
     if args.command == "predict":
@@ -77,7 +82,7 @@ def _predict(args: argparse.Namespace) -> int:
     try:
         print(predict_command(args.path, args.sets, args.axes, waterfall=args.waterfall, runs_dir=args.runs,
                               bandwidth_run=args.bandwidth_run, reps=args.reps, seed=args.seed, fit=args.fit,
-                              cores=args.cores))
+                              threads=args.threads, cores=args.cores))
     except (RunFormatError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -90,7 +95,8 @@ def _validate(args: argparse.Namespace) -> int:
     from .model.validation import validate, validation_markdown
 
     try:
-        text = validation_markdown(validate(args.experiment, args.calibrate, args.bandwidth, reps=args.reps))
+        text = validation_markdown(validate(args.experiment, args.calibrate, args.bandwidth, reps=args.reps,
+                                                 threads=args.threads))
     except (RunFormatError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

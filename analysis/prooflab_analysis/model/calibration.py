@@ -5,17 +5,25 @@ stages.csv). What a stage measured is its work *under that run's contention*, so
 calibration turns each interval back into the CPU work it did: the integral over the
 interval of the rate resources.cpu_rates gives it, with the set of stages that were running
 at each moment as the timeline shows them (the same sharing rule the simulation applies
-forward). Each stage's per-instance work values are its distribution: resampled as they are
-(`fit="empirical"`, the default) or as a lognormal with their log-mean and log-sd
-(`fit="lognormal"`). On a real GPU the sub-stages (ntt_h, batch_add, tail_msm) and the
+forward). Each stage's per-instance work values are its distribution: replayed as they are
+(`fit="empirical"`, the default: StageSampler) or as a lognormal with their log-mean and
+log-sd (`fit="lognormal"`). On a real GPU the sub-stages (ntt_h, batch_add, tail_msm) and the
 upload are device time: their durations are used as measured.
+
+The sharing rule needs the threads each stage keeps runnable. A stage on a pool can use
+all of the pool's threads, but need not: at small sizes the emulated device's NTT and MSMs
+gain nothing from a second thread. `fit_threads` takes each pool stage's effective
+parallelism from the timeline: the count that makes its per-partition work least spread
+(the partitions are the same size, so a wrong count shows as work that depends on what
+ran beside it). `threads="table"` charges every pool stage its pool's size instead.
 
 The memory-bandwidth slowdown beta (resources.py) needs two runs at different
 concurrencies: with beta = 0 the bandwidth-bound stages' apparent work rises with the excess
 bandwidth-bound cores x they ran beside. beta is the value for which the deconvolved
 bandwidth-bound work is the same in both runs (a root found by scipy's brentq): the work
 is a property of the workload, so what differs between the runs must be the slowdown.
-With one run beta is 0 and the calibration says so.
+With one run beta is 0 and the calibration says so. beta is fitted first, with every pool
+stage at its pool's size; the effective threads then at that beta.
 
 A reference log (its Run from reflog) has no per-partition intervals of every stage; its
 CUZK_TIMING values are taken as durations ("duration" stages: the contention of the logged
@@ -36,7 +44,7 @@ from ..loaders import Run
 from ..stats import percentile
 from .resources import CpuTask, bandwidth_excess, cpu_rates
 from .settings import Settings, settings_from_config
-from .stages import BANDWIDTH_BOUND, cpu_task, pool_sizes
+from .stages import BANDWIDTH_BOUND, STAGE_POOL, cpu_task, pool_sizes, synthesis_pools
 
 # The CPU backend's emulated device: bytes per FFT-domain element of a partition's VRAM
 # (core/engine/cpu_backend.cpp: a, b, c staged; MSM scratch during the phase).
@@ -44,6 +52,7 @@ CPU_BACKEND_STAGED_PER_ELEMENT = 96
 CPU_BACKEND_SCRATCH_PER_ELEMENT = 13
 CPU_BACKEND_VRAM = 16 << 30  # the emulated device's default budget (kDefaultVram)
 FITS = ("empirical", "lognormal")
+THREADS = ("fitted", "table")
 # Stage names of reference-log CUZK_TIMING values the model uses.
 _REFERENCE_STAGES = {"prep_msm": "prep_msm", "b_g2_msm": "b_g2_msm", "ntt_h": "ntt_h", "batch_add": "batch_add",
                      "tail_msm": "tail_msm", "dealloc": "dealloc"}
@@ -61,8 +70,17 @@ class StageDistribution:
     values: np.ndarray
     duration: bool  # True: seconds as measured; False: CPU work in core-seconds
     fit: str = "empirical"
+    batches: np.ndarray | None = None  # per value, the calibration run it came from (None: one run)
+
+    def batch_values(self, batch: int) -> np.ndarray:
+        """The values measured in calibration run `batch` (all values when that run has none)."""
+        if self.batches is None:
+            return self.values
+        mine = self.values[self.batches == batch]
+        return mine if mine.size else self.values
 
     def sample(self, rng: np.random.Generator) -> float:
+        """One independent draw (with replacement)."""
         if self.values.size == 0:
             return 0.0
         if self.fit == "lognormal":
@@ -93,10 +111,12 @@ class Calibration:
     kernel_share: float  # of the GPU sub-stages' time, the share that is kernel time
     peak_rss_bytes: float  # of the calibration run; NaN when not recorded
     notes: list[str] = field(default_factory=list)
+    runs: int = 1  # calibration runs pooled (StageDistribution.batches numbers them)
+    threads: dict[str, float] = field(default_factory=dict)  # pool stages' effective parallelism
 
-    def sample(self, stage: str, rng: np.random.Generator) -> float:
-        dist = self.stages.get(stage)
-        return dist.sample(rng) if dist is not None else 0.0
+    def sampler(self, rng: np.random.Generator, simulation: int) -> "StageSampler":
+        """The draws of simulation number `simulation` (StageSampler)."""
+        return StageSampler(self, rng, simulation % self.runs)
 
     def is_duration(self, stage: str) -> bool:
         dist = self.stages.get(stage)
@@ -104,6 +124,32 @@ class Calibration:
 
     def table(self) -> pd.DataFrame:
         return pd.DataFrame([d.describe() for d in self.stages.values()])
+
+
+class StageSampler:
+    """The stage values one simulation draws. `empirical`: simulation k replays calibration
+    run k mod runs — each stage's values of that run in a random order, without replacement,
+    reshuffled when a setting needs more instances than the run measured. So a simulated
+    batch of the calibration's own size does exactly the work the measured batch did,
+    shuffled: with a few heavy-tailed values (a stage preempted by another tenant) draws
+    with replacement would give each simulation a different total, and the mean of a few
+    simulations would miss the measured one by the luck of the draw. `lognormal`:
+    independent draws from the fitted law."""
+
+    def __init__(self, cal: "Calibration", rng: np.random.Generator, batch: int):
+        self.cal, self.rng, self.batch = cal, rng, batch
+        self._queues: dict[str, list[float]] = {}
+
+    def draw(self, stage: str) -> float:
+        dist = self.cal.stages.get(stage)
+        if dist is None or dist.values.size == 0:
+            return 0.0
+        if dist.fit == "lognormal":
+            return dist.sample(self.rng)
+        queue = self._queues.get(stage)
+        if not queue:
+            queue = self._queues[stage] = [float(v) for v in self.rng.permutation(dist.batch_values(self.batch))]
+        return queue.pop()
 
 
 # ------------------------------------------------------------ measured intervals
@@ -114,23 +160,41 @@ class _Interval:
     end_s: float
     stage: str
     device: int
+    lane: int = 0  # synthesis: the lane (and so the pool) it ran on
+
+
+def _assign_lanes(spans: pd.DataFrame, lanes: int) -> dict[tuple[int, int], int]:
+    """(job, partition) -> synthesis lane. The timeline does not name the lane; a lane does
+    one partition at a time (SYNTH_START..PREP_MSM_END), so partitions that overlap ran on
+    different lanes: each span goes to the lane free longest (the lane that ended
+    earliest), which is an assignment the timeline allows whenever one exists."""
+    free_at = [-np.inf] * max(1, lanes)
+    out = {}
+    for r in spans.sort_values("start_us", kind="stable").itertuples():
+        lane = int(np.argmin(free_at))
+        free_at[lane] = r.end_us
+        out[(int(r.job), int(r.partition))] = lane
+    return out
 
 
 def _pairs(tl: pd.DataFrame, start: str, end: str) -> pd.DataFrame:
     return metrics.pair_intervals(tl, start, end)
 
 
-def measured_intervals(run: Run, gpu_on_cpu: bool) -> tuple[list[_Interval], list[tuple[float, float]], dict]:
-    """The CPU-stage intervals of a prooflab run, the throttle's on-periods, and the
-    device-time durations (seconds) of a real GPU's stages."""
+def measured_intervals(run: Run, gpu_on_cpu: bool, lanes: int = 1
+                       ) -> tuple[list[_Interval], list[tuple[float, float]], dict]:
+    """The CPU-stage intervals of a prooflab run (synthesis with its lane of `lanes`), the
+    throttle's on-periods, and the device-time durations (seconds) of a real GPU's stages."""
     tl = run.timeline
     out: list[_Interval] = []
     device_time: dict[str, list[float]] = {}
+    lane_of = _assign_lanes(_pairs(tl, "SYNTH_START", "PREP_MSM_END"), lanes)
 
     def add(frame: pd.DataFrame, stage: str) -> None:
         for r in frame.itertuples():
             dev = 0 if pd.isna(r.device) else int(r.device)
-            out.append(_Interval(r.start_us / 1e6, r.end_us / 1e6, stage, dev))
+            lane = lane_of.get((int(r.job), int(r.partition)), 0) if stage == "synth" else 0
+            out.append(_Interval(r.start_us / 1e6, r.end_us / 1e6, stage, dev, lane))
 
     for stage, (start, end) in (("synth", ("SYNTH_START", "SYNTH_END")), ("prep_msm", ("PREP_MSM_START", "PREP_MSM_END")),
                                 ("b_g2_msm", ("B_G2_MSM_START", "B_G2_MSM_END")),
@@ -196,8 +260,8 @@ def deconvolve(intervals: list[_Interval], throttle: list[tuple[float, float]], 
     """Work (core-seconds) of each interval under the sharing rule, and the mean bandwidth
     excess each one ran beside (weighted by its progress). A sweep over the intervals'
     boundaries; the rates of a set of running tasks depend only on which kinds of task run,
-    so they are computed once per such set."""
-    tasks: list[CpuTask] = [task_of(iv.stage, iv.device) for iv in intervals]
+    so they are computed once per such set. `task_of(interval)` is its CpuTask."""
+    tasks: list[CpuTask] = [task_of(iv) for iv in intervals]
     # (time, +1 start / -1 end / 0 throttle change, index or throttle delta)
     points = [(iv.start_s, 1, i) for i, iv in enumerate(intervals)] + [(iv.end_s, -1, i) for i, iv in enumerate(intervals)]
     points += [(on, 0, 1) for on, _ in throttle] + [(off, 0, -1) for _, off in throttle]
@@ -214,7 +278,7 @@ def deconvolve(intervals: list[_Interval], throttle: list[tuple[float, float]], 
             key = (tuple(sorted(tasks[i] for i in active)), throttled > 0)
             if key not in cache:
                 kinds = list(key[0])
-                paused = frozenset({"synthesis"}) if key[1] else frozenset()
+                paused = synthesis_pools(pools) if key[1] else frozenset()
                 rates = cpu_rates(kinds, cores, pools, beta, paused)
                 cache[key] = (dict(zip(kinds, rates)), bandwidth_excess(kinds, cores, pools, paused))
             rate_of, x = cache[key]
@@ -236,27 +300,23 @@ def deconvolve(intervals: list[_Interval], throttle: list[tuple[float, float]], 
 
 # --------------------------------------------------------------------- calibrate
 
-def _host_cores(run: Run, settings_cores: int) -> int:
-    host = run.meta.get("host")
-    cores = host.get("cores") if isinstance(host, dict) else None
-    return int(cores) if cores else settings_cores
-
-
 class _MeasuredRun:
     """A run's stage intervals, read once, deconvolved for any beta."""
 
     def __init__(self, run: Run, settings: Settings, gpu_on_cpu: bool):
-        self.intervals, self.throttle, device_time = measured_intervals(run, gpu_on_cpu)
+        self.intervals, self.throttle, device_time = measured_intervals(run, gpu_on_cpu, settings["partition_workers"])
         if not self.intervals:
             raise CalibrationError(f"{run.run_id}: the timeline has no stage intervals (SYNTH_START/END, GPU_START/END, ...)")
         self.device_time = {k: np.array(v) for k, v in device_time.items()}
         self.cores = settings["cores"]
         self.pools = pool_sizes(settings, settings["devices"])
 
-    def work(self, beta: float) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-        """Per stage: the work values, and the mean bandwidth excess they ran beside."""
+    def work(self, beta: float, threads: dict[str, float] | None = None
+             ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+        """Per stage: the work values, and the mean bandwidth excess they ran beside;
+        `threads`: pool stages' effective parallelism (default: their pool's size)."""
         work, excess = deconvolve(self.intervals, self.throttle, self.cores, self.pools, beta,
-                                  lambda stage, dev: cpu_task(stage, self.pools, dev))
+                                  lambda iv: cpu_task(iv.stage, self.pools, iv.device, iv.lane, threads))
         by_stage: dict[str, list[float]] = {}
         excess_by_stage: dict[str, list[float]] = {}
         for iv, w, x in zip(self.intervals, work, excess):
@@ -304,21 +364,67 @@ def fit_beta(first: _MeasuredRun, second: _MeasuredRun) -> tuple[float, str]:
     return beta, f"beta = {beta:.3f}: bandwidth-bound work ratio {rho:.3f} between bandwidth excess {x_lo:.2f} and {x_hi:.2f}"
 
 
+def _log_spread(values: np.ndarray) -> float:
+    """Median absolute deviation of log(values): a spread that a few preempted instances
+    do not dominate."""
+    logs = np.log(np.maximum(values, 1e-12))
+    return float(np.median(np.abs(logs - np.median(logs))))
+
+
+def fit_threads(runs: list[_MeasuredRun], beta: float, grid_points: int = 9) -> tuple[dict[str, float], str]:
+    """Each pool stage's effective parallelism, from the timeline alone (module doc): the
+    partitions of a run are the same circuit size, so a stage's work should be the same
+    for each of them; with the wrong thread count the deconvolved work of an instance
+    depends on what ran beside it (a stage charged 2 threads that uses 1 comes out with
+    twice the work when alone as when it shared the cores). For each stage whose pool has
+    more than one thread, the count in [1, pool] (a grid of `grid_points`) that makes its
+    work values least spread (_log_spread, averaged over `runs`), one stage at a time,
+    two passes. (threads per stage, a note saying them)."""
+    first = runs[0]
+    stages = sorted({iv.stage for iv in first.intervals
+                     if STAGE_POOL.get(iv.stage) and cpu_task(iv.stage, first.pools, iv.device, iv.lane).threads > 1})
+    threads: dict[str, float] = {}
+    for _ in range(2):
+        for stage in stages:
+            pool = cpu_task(stage, first.pools).threads
+            spreads = []
+            for k in np.linspace(1.0, pool, grid_points):
+                trial = {**threads, stage: float(k)}
+                spreads.append((float(np.mean([_log_spread(m.work(beta, trial)[0][stage]) for m in runs])), float(k)))
+            threads[stage] = min(spreads)[1]
+    note = "effective threads (fitted from the timeline): " + (", ".join(
+        f"{s} {k:.3g} of {cpu_task(s, first.pools).threads:g}" for s, k in threads.items()) or "no pool stage")
+    return threads, note
+
+
+def _settings_of(run: Run, cores: int | None) -> Settings:
+    host = run.meta.get("host") if isinstance(run.meta.get("host"), dict) else {}
+    return settings_from_config(run.config, cores or host.get("cores"))
+
+
+def fitted_threads(runs: list[Run], beta: float, cores: int | None = None) -> tuple[dict[str, float], str]:
+    """fit_threads over several runs of one setting (their spreads averaged)."""
+    measured = [_MeasuredRun(r, _settings_of(r, cores), str(r.config.get("backend", "cpu")) == "cpu") for r in runs]
+    return fit_threads(measured, beta)
+
+
 def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empirical", cores: int | None = None,
-              beta: float | None = None) -> Calibration:
+              beta: float | None = None, threads: str | dict[str, float] = "fitted") -> Calibration:
     """The model of `run`; `bandwidth_run` (the same workload at another concurrency) fits
     the memory-bandwidth slowdown, or `beta` gives it. `cores` overrides the host's
-    (required for a log)."""
+    (required for a log). `threads`: the pool stages' effective parallelism — "fitted"
+    from this run (fit_threads, after beta), "table" (each its pool's size), or given."""
     if fit not in FITS:
         raise CalibrationError(f"fit must be one of {FITS}, got {fit!r}")
-    host = run.meta.get("host") if isinstance(run.meta.get("host"), dict) else {}
-    settings = settings_from_config(run.config, cores or host.get("cores"))
+    if isinstance(threads, str) and threads not in THREADS:
+        raise CalibrationError(f"threads must be one of {THREADS} or a mapping, got {threads!r}")
+    settings = _settings_of(run, cores)
     if settings["cores"] < 1:
         raise CalibrationError(f"{run.run_id}: the run does not record the host's cores; give --set cores=N")
     notes: list[str] = []
     if run.meta.get("source") == "reference_log":
         stages = _reference_stages(run, fit, notes)
-        gpu_on_cpu, beta = False, 0.0
+        gpu_on_cpu, beta, threads = False, 0.0, {}
         if settings["concurrency"] > settings["count"]:
             notes.append(f"reference log: the bench's concurrency {settings['concurrency']} exceeds its "
                          f"{settings['count']} proofs; taken as {settings['count']}")
@@ -330,13 +436,20 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
         if beta is not None:
             notes.append(f"beta = {beta:.3f} given")
         elif bandwidth_run is not None:
-            other = settings_from_config(bandwidth_run.config, cores or (bandwidth_run.meta.get("host") or {}).get("cores"))
-            beta, how = fit_beta(measured, _MeasuredRun(bandwidth_run, other, gpu_on_cpu))
+            beta, how = fit_beta(measured, _MeasuredRun(bandwidth_run, _settings_of(bandwidth_run, cores), gpu_on_cpu))
             notes.append(how + f" (runs {run.run_id}, {bandwidth_run.run_id})")
         else:
             beta = 0.0
             notes.append("beta = 0: one run given (the bandwidth slowdown needs a second at another concurrency)")
-        work, _ = measured.work(beta)
+        if threads == "fitted":
+            threads, how = fit_threads([measured], beta)
+            notes.append(how)
+        elif threads == "table":
+            threads = {}
+            notes.append("effective threads: every pool stage its pool's size (threads=table)")
+        else:
+            notes.append("effective threads given: " + ", ".join(f"{s} {k:.3g}" for s, k in threads.items()))
+        work, _ = measured.work(beta, threads)
         device_time = measured.device_time
         stages = {s: StageDistribution(s, v, False, fit) for s, v in work.items()}
         stages.update({s: StageDistribution(s, v, True, fit) for s, v in device_time.items()})
@@ -344,7 +457,8 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
     rss = metrics.peak_rss(run)[0]
     return Calibration(run_id=run.run_id, settings=settings, stages=stages, beta=beta, gpu_on_cpu=gpu_on_cpu,
                        host_bytes=host_bytes, abc_bytes=abc, vram_staged_bytes=staged, vram_scratch_bytes=scratch,
-                       vram_budget_bytes=vram_budget, kernel_share=_kernel_share(run), peak_rss_bytes=rss, notes=notes)
+                       vram_budget_bytes=vram_budget, kernel_share=_kernel_share(run), peak_rss_bytes=rss, notes=notes,
+                       threads=dict(threads))
 
 
 def _reference_stages(run: Run, fit: str, notes: list[str]) -> dict[str, StageDistribution]:
@@ -402,13 +516,15 @@ def _kernel_share(run: Run) -> float:
 
 
 def pooled(calibrations: list[Calibration]) -> Calibration:
-    """Repetitions of one setting as one calibration: each stage's values of all of them
-    (the first's memory figures, beta and knobs)."""
+    """Repetitions of one setting as one calibration: each stage's values of all of them,
+    numbered by run (StageSampler replays one run per simulation); the first's memory
+    figures, beta, effective threads and knobs."""
     first = calibrations[0]
     stages = {}
     for name, dist in first.stages.items():
-        values = np.concatenate([c.stages[name].values for c in calibrations if name in c.stages])
-        stages[name] = StageDistribution(name, values, dist.duration, dist.fit)
+        parts = [(k, c.stages[name].values) for k, c in enumerate(calibrations) if name in c.stages]
+        stages[name] = StageDistribution(name, np.concatenate([v for _, v in parts]), dist.duration, dist.fit,
+                                         np.concatenate([np.full(v.size, k) for k, v in parts]))
     notes = first.notes + [f"pooled over {len(calibrations)} runs: {', '.join(c.run_id for c in calibrations)}"]
-    return Calibration(**{**first.__dict__, "stages": stages, "notes": notes,
+    return Calibration(**{**first.__dict__, "stages": stages, "notes": notes, "runs": len(calibrations),
                           "run_id": " + ".join(c.run_id for c in calibrations)})

@@ -37,7 +37,7 @@ import simpy
 from .calibration import Calibration
 from .resources import ByteBudget, DeviceActivity, DeviceMemory, OutOfDeviceMemory, SharedCpu
 from .settings import Settings
-from .stages import GPU_SUB_STAGES, cpu_task, pool_sizes
+from .stages import GPU_SUB_STAGES, cpu_task, pool_sizes, synthesis_pools
 
 @dataclass
 class SimResult:
@@ -98,7 +98,7 @@ class _Engine:
     def __init__(self, cal: Calibration, settings: Settings, seed: int):
         self.cal, self.s = cal, settings
         self.env = simpy.Environment()
-        self.rng = np.random.default_rng(seed)
+        self.draw = cal.sampler(np.random.default_rng(seed), seed).draw
         self.devices = settings["devices"]
         self.pools = pool_sizes(settings, self.devices)
         self.cpu = SharedCpu(self.env, settings["cores"], self.pools, cal.beta)
@@ -133,14 +133,15 @@ class _Engine:
                detail: str = "") -> None:
         self.events.append((self.env.now, event, job, partition, worker, device, detail))
 
-    def compute(self, stage: str, device: int = 0):
-        """Runs one stage drawn from its distribution: work on the shared cores, or (a real
+    def compute(self, stage: str, device: int = 0, lane: int = 0):
+        """Runs one stage drawn from its distribution: work on the shared cores (on the
+        device's or the lane's pool, with the calibrated effective threads), or (a real
         GPU's sub-stages) a duration."""
-        value = self.cal.sample(stage, self.rng)
+        value = self.draw(stage)
         if self.cal.is_duration(stage):
             yield self.env.timeout(value)
         else:
-            yield self.cpu.run(cpu_task(stage, self.pools, device), value)
+            yield self.cpu.run(cpu_task(stage, self.pools, device, lane, self.cal.threads), value)
 
     def hold(self, resource: simpy.Resource):
         """Acquires `resource`; returns (request, acquired time) for `release`."""
@@ -164,7 +165,7 @@ class _Engine:
                 yield self.synth_queue.put((seq, p))
 
     # ---- synthesis ----
-    def lane(self):
+    def lane(self, lane: int):
         depth = self.s["max_gpu_queue_depth"]
         while True:
             job, index = yield self.synth_queue.get()
@@ -174,7 +175,7 @@ class _Engine:
             yield self.budget.acquire(part.held_bytes)
             self.record("SYNTH_START", job, index)
             t0 = self.env.now
-            yield from self.compute("synth")
+            yield from self.compute("synth", lane=lane)
             self.record("SYNTH_END", job, index, detail=f"synth_us={round((self.env.now - t0) * 1e6)}")
             self.record("PREP_MSM_START", job, index)
             yield from self.compute("prep_msm")
@@ -265,14 +266,14 @@ class _Engine:
         self.b_g2_active += 1
         if self.b_g2_active == 1 and self.s["throttle"]:
             self.record("THROTTLE_ON")
-            self.cpu.set_paused("synthesis", True)
+            self.cpu.set_paused(synthesis_pools(self.pools), True)
         self.record("B_G2_MSM_START", part.job, part.index, worker, device)
         yield from self.compute("b_g2_msm")
         self.record("B_G2_MSM_END", part.job, part.index, worker, device)
         self.b_g2_active -= 1
         if self.b_g2_active == 0 and self.s["throttle"]:
             self.record("THROTTLE_OFF")
-            self.cpu.set_paused("synthesis", False)
+            self.cpu.set_paused(synthesis_pools(self.pools), False)
 
     def finalize(self, part: _Partition, worker: int, device: int):
         yield part.b_g2
@@ -316,8 +317,8 @@ class _Engine:
 
     def run(self) -> SimResult:
         self.env.process(self.submitter())
-        for _ in range(self.lanes):
-            self.env.process(self.lane())
+        for lane in range(self.lanes):
+            self.env.process(self.lane(lane))
         workers = 0
         for d in range(self.devices):
             for w in range(self.s["gpu_workers_per_device"]):

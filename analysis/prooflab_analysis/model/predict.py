@@ -210,13 +210,13 @@ def _label(base: Settings, settings: Settings) -> str:
 
 
 def predict(source: Run, sets: Sequence[str] = (), axes: Sequence[str] = (), *, bandwidth_run: Run | None = None,
-            reps: int = 3, seed: int = 0, fit: str = "empirical", cores: int | None = None,
+            reps: int = 3, seed: int = 0, fit: str = "empirical", threads: str = "fitted", cores: int | None = None,
             calibration: Calibration | None = None) -> Prediction:
     """Calibrate on `source` (or use `calibration`), then predict the calibration setting and
     each point of `axes` over `sets` (module doc)."""
     if reps < 1:
         raise ValueError(f"reps must be >= 1, got {reps}")
-    cal = calibration or calibrate(source, bandwidth_run, fit=fit, cores=cores)
+    cal = calibration or calibrate(source, bandwidth_run, fit=fit, cores=cores, threads=threads)
     base = cal.settings
     own = point_prediction(cal, base, "calibration setting (predicted)", reps, seed, 0.0)
     rss_baseline = 0.0
@@ -255,7 +255,7 @@ def format_table(pred: Prediction) -> str:
 
 def predict_command(path: str, sets: Sequence[str] = (), axes: Sequence[str] = (), *, waterfall: str | None = None,
                     runs_dir: str | None = None, bandwidth_run: str | None = None, reps: int = 3, seed: int = 0,
-                    fit: str = "empirical", cores: int | None = None) -> str:
+                    fit: str = "empirical", threads: str = "fitted", cores: int | None = None) -> str:
     """`prooflab predict`: the table as text; writes the predicted waterfall(s) to
     `waterfall` (a file stem; `-<k>` added per setting when there are several) and the
     predicted runs under `runs_dir`. Returns the text printed."""
@@ -264,7 +264,7 @@ def predict_command(path: str, sets: Sequence[str] = (), axes: Sequence[str] = (
 
     source = load_source(path)
     other = load_source(bandwidth_run) if bandwidth_run else None
-    pred = predict(source, sets, axes, bandwidth_run=other, reps=reps, seed=seed, fit=fit, cores=cores)
+    pred = predict(source, sets, axes, bandwidth_run=other, reps=reps, seed=seed, fit=fit, threads=threads, cores=cores)
     # The calibration setting's own prediction is drawn only when nothing else was asked.
     shown = pred.points if len(pred.points) == 1 else pred.points[1:]
     lines = [format_table(pred)]

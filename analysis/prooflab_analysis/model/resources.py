@@ -33,11 +33,12 @@ _EPS = 1e-9
 @dataclass(frozen=True, order=True)
 class CpuTask:
     """What a stage asks of the CPU: its pool (None: threads of its own), the runnable
-    threads it can use, and whether memory bandwidth limits it."""
+    threads it can use (an effective parallelism: fractional where calibrated so), and
+    whether memory bandwidth limits it."""
 
     stage: str
     pool: str | None
-    threads: int
+    threads: float
     bandwidth_bound: bool
 
 
@@ -104,13 +105,13 @@ class SharedCpu:
         self._replan()
         return done
 
-    def set_paused(self, pool: str, paused: bool) -> None:
-        """Stops (or restarts) the progress of a pool's tasks: the synthesis throttle."""
+    def set_paused(self, pools: frozenset[str], paused: bool) -> None:
+        """Stops (or restarts) the progress of these pools' tasks: the synthesis throttle."""
         self._advance()
         if paused:
-            self._paused.add(pool)
+            self._paused |= pools
         else:
-            self._paused.discard(pool)
+            self._paused -= pools
         self._replan()
 
     def running(self) -> int:

@@ -12,7 +12,7 @@ from .resources import CpuTask
 from .settings import Settings
 
 STAGE_POOL: dict[str, str | None] = {
-    "synth": "synthesis",   # synthesis pool (synth_threads), both lanes' evaluations
+    "synth": "synthesis",   # the lane's own synthesis pool (its share of synth_threads)
     "prep_msm": None,       # the lane's thread
     "upload": None,         # the GPU worker's thread (CPU backend: a real copy)
     "ntt_h": "device", "batch_add": "device", "tail_msm": "device",  # the emulated device's pool
@@ -27,16 +27,36 @@ GPU_SUB_STAGES: tuple[tuple[str, str], ...] = (("ntt_h", "NTT_H"), ("batch_add",
 
 
 def pool_sizes(settings: Settings, devices: int) -> dict[str, int]:
-    """Threads of each pool (0 = all cores, as the engine's pools take it)."""
+    """Threads of each pool (0 = all cores, as the engine's pools take it). Synthesis lane i
+    has a pool of its own, `synthesis<i>`, with its share of synth_threads: total / lanes,
+    one more for the first total % lanes lanes, at least 1 (core/engine/engine.cpp)."""
     cores = settings["cores"]
-    sizes = {"synthesis": settings["synth_threads"] or cores, "groth16": settings["gpu_threads"] or cores}
+    total, lanes = settings["synth_threads"] or cores, settings["partition_workers"]
+    sizes = {f"synthesis{i}": max(1, total // lanes + (1 if i < total % lanes else 0)) for i in range(lanes)}
+    sizes["groth16"] = settings["gpu_threads"] or cores
     for d in range(devices):
         sizes[f"device{d}"] = settings["device_threads"] or cores
     return sizes
 
 
-def cpu_task(stage: str, pools: dict[str, int], device: int = 0) -> CpuTask:
+def synthesis_pools(pools: dict[str, int]) -> frozenset[str]:
+    """The lanes' synthesis pools: what the throttle pauses."""
+    return frozenset(p for p in pools if p.startswith("synthesis"))
+
+
+def cpu_task(stage: str, pools: dict[str, int], device: int = 0, lane: int = 0,
+             threads: dict[str, float] | None = None) -> CpuTask:
+    """The task of one instance of `stage`: its pool (the device's, the lane's), and the
+    threads it can use: the pool's size, or fewer where `threads` (the calibration's
+    effective parallelism of a pool stage) says so."""
     pool = STAGE_POOL[stage]
     if pool == "device":
         pool = f"device{device}"
-    return CpuTask(stage, pool, pools[pool] if pool else 1, stage in BANDWIDTH_BOUND)
+    elif pool == "synthesis":
+        pool = f"synthesis{lane}"
+    if pool is None:
+        return CpuTask(stage, None, 1, stage in BANDWIDTH_BOUND)
+    n = float(pools[pool])
+    if threads and stage in threads:
+        n = min(n, threads[stage])
+    return CpuTask(stage, pool, n, stage in BANDWIDTH_BOUND)

@@ -23,7 +23,7 @@ import pandas as pd
 from .. import metrics
 from ..loaders import load_experiment, load_run
 from ..tables import fmt_float, fmt_signed_percent, markdown_table
-from .calibration import Calibration, calibrate, pooled
+from .calibration import THREADS, Calibration, calibrate, fitted_threads, pooled
 from .predict import point_prediction
 from .settings import settings_from_config
 
@@ -36,10 +36,18 @@ class Validation:
     calibration: Calibration
     table: pd.DataFrame
 
+    calibrated_on: str = ""
+
     @property
     def median_abs_error(self) -> float:
         held_out = self.table[~self.table["used_for_calibration"]]
         return float(np.median(np.abs(held_out["error"]))) if not held_out.empty else float("nan")
+
+    @property
+    def self_check_error(self) -> float:
+        """The throughput error of the calibration arm's own prediction."""
+        own = self.table[self.table["cell"] + "/" + self.table["variant"] == self.calibrated_on]
+        return float(own["error"].iloc[0]) if not own.empty else float("nan")
 
 
 def _arm(index: pd.DataFrame, arm: str) -> pd.DataFrame:
@@ -54,14 +62,25 @@ def _arm(index: pd.DataFrame, arm: str) -> pd.DataFrame:
 
 
 def validate(experiment_dir: str | Path, calibrate_on: str, bandwidth_from: str | None = None, *, reps: int = 3,
-             seed: int = 0) -> Validation:
-    """Calibrate on `calibrate_on`'s repetitions (`bandwidth_from`'s first fits beta),
-    predict every arm and compare (module doc)."""
+             seed: int = 0, threads: str = "fitted") -> Validation:
+    """Calibrate on `calibrate_on`'s repetitions (`bandwidth_from`'s first fits beta; the
+    effective threads are fitted over all of them, or `threads="table"`), predict every
+    arm and compare (module doc)."""
+    if threads not in THREADS:
+        raise ValueError(f"threads must be one of {THREADS}, got {threads!r}")
     index = load_experiment(experiment_dir)
     cal_runs = [load_run(p) for p in _arm(index, calibrate_on)["run_path"]]
     bw_run = load_run(_arm(index, bandwidth_from)["run_path"].iloc[0]) if bandwidth_from else None
-    first = calibrate(cal_runs[0], bw_run)
-    cal = pooled([first] + [calibrate(r, beta=first.beta) for r in cal_runs[1:]])
+    first = calibrate(cal_runs[0], bw_run, threads="table")
+    if threads == "fitted":
+        fitted, how = fitted_threads(cal_runs, first.beta)
+        probe, first = first, calibrate(cal_runs[0], beta=first.beta, threads=fitted)
+        first.notes = [n for n in probe.notes if n.startswith("beta")] + [how] + \
+            [n for n in first.notes if not n.startswith(("beta", "effective threads"))]
+    cal = pooled([first] + [calibrate(r, beta=first.beta, threads=first.threads) for r in cal_runs[1:]])
+    if reps % len(cal_runs):
+        cal.notes.append(f"{reps} simulations per arm replay the {len(cal_runs)} calibration runs unevenly "
+                         "(StageSampler: simulation k replays run k mod runs)")
     used = {calibrate_on, bandwidth_from}
     rows: list[dict[str, Any]] = []
     for (cell, variant), group in index[index["status"] == "complete"].groupby(["cell", "variant"], sort=True):
@@ -82,7 +101,7 @@ def validate(experiment_dir: str | Path, calibrate_on: str, bandwidth_from: str 
                      "p50_error": point.row["latency_p50_s"] / m_p50 - 1.0,
                      "binding": f"{point.row['binding']} ({point.row['binding_util']:.0%})",
                      "used_for_calibration": f"{cell}/{variant}" in used})
-    return Validation(cal, pd.DataFrame(rows, columns=COLUMNS))
+    return Validation(cal, pd.DataFrame(rows, columns=COLUMNS), calibrate_on)
 
 
 def validation_markdown(v: Validation) -> str:
@@ -95,7 +114,9 @@ def validation_markdown(v: Validation) -> str:
     mae = v.median_abs_error
     verdict = f"median absolute throughput error over the held-out arms: {mae:.1%}" if math.isfinite(mae) else \
         "no held-out arm"
-    return "\n".join([text, verdict, "", "calibration notes:"] + [f"- {n}" for n in v.calibration.notes]) + "\n"
+    own = v.self_check_error
+    check = f"self-check (the calibration arm {v.calibrated_on} predicted): {own:+.1%}" if math.isfinite(own) else ""
+    return "\n".join([text, verdict, check, "", "calibration notes:"] + [f"- {n}" for n in v.calibration.notes]) + "\n"
 
 
 def host_line() -> str:
