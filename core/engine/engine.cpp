@@ -449,9 +449,10 @@ class Engine {
       sums = be.run_gpu_phase(device, in_.pk, *buffers, part.plan, [&](const char* name, std::int64_t dur) {
         sub_range.end();
         substage_sum += dur;
-        const Event e = std::string_view(name) == "ntt_h"       ? Event::kNttH
-                        : std::string_view(name) == "batch_add" ? Event::kBatchAdd
-                                                                : Event::kTailMsm;
+        const Stage sub = trace::gpu_substage(name);  // an unknown name fails the partition
+        const Event e = sub == Stage::kNttH       ? Event::kNttH
+                        : sub == Stage::kBatchAdd ? Event::kBatchAdd
+                                                  : Event::kTailMsm;
         tl_.record(e, job, idx, worker, device, kv("dur_us", dur));
         if (e == Event::kNttH) sub_range = StageRange(stages, Stage::kBatchAdd, tag);
         if (e == Event::kBatchAdd) sub_range = StageRange(stages, Stage::kTailMsm, tag);

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <utility>
 
 namespace prooflab::trace {
@@ -52,6 +55,16 @@ constexpr const char* stage_name(Stage s) {
       return "dealloc";
   }
   return "unknown";
+}
+
+// The GPU sub-stage a backend reports by name as it ends (backend.hpp's SubstageCallback:
+// "ntt_h", "batch_add", "tail_msm"). Any other name is a backend's bug, and an error naming
+// it — never silently counted as another stage.
+inline Stage gpu_substage(std::string_view name) {
+  for (const Stage s : {Stage::kNttH, Stage::kBatchAdd, Stage::kTailMsm})
+    if (name == stage_name(s)) return s;
+  throw std::logic_error("a backend reported the GPU sub-stage '" + std::string(name) +
+                         "': not one of ntt_h, batch_add, tail_msm");
 }
 
 // Who a stage belongs to; -1 = not applicable (as the TIMELINE's empty fields).
