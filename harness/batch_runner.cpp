@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <optional>
@@ -169,7 +170,11 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   // CUPTI activity into cupti.csv and NVTX ranges around the stages, on the TIMELINE's epoch.
   GpuObservation gpu_observation(cfg, run_dir.path(), timeline);
   // On the TIMELINE's epoch, so counters.csv and timeline.csv share one time axis.
-  counters::CounterSampler sampler(run_dir.path() / "counters.csv", timeline.epoch_ns(), opts.counters);
+  // The engine's charged host bytes, which it keeps current and the host_memory source samples.
+  std::atomic<std::uint64_t> host_charged{0};
+  counters::CounterOptions counter_options = opts.counters;
+  counter_options.host_charged = &host_charged;
+  counters::CounterSampler sampler(run_dir.path() / "counters.csv", timeline.epoch_ns(), counter_options);
   auto counter_status = [&] {
     nlohmann::json j = sampler.status_json();
     j["cupti"] = gpu_observation.cupti_status();
@@ -202,7 +207,7 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
                                            std::string(width - filled, '.').c_str(), done, total);
                             }
                           },
-                          opts.stop};
+                          opts.stop, &host_charged};
   // The energy window: the engine's run, as this thread sees it (it contains the window of
   // summary.total_s, and the engine's set-up of its thread pools).
   const std::int64_t run_start_us = timeline.now_us();

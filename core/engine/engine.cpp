@@ -115,6 +115,7 @@ class Engine {
                  GpuQueuePacer(cfg_.max_gpu_queue_depth)),
         groth16_pool_(cfg_.gpu_threads, "groth16"),
         throttle_hook_(b_g2_active_) {
+    budget_.set_gauge(in.host_charged_gauge);
     // Each partition worker synthesizes on its own share of the synthesis threads.
     const unsigned total = cfg_.synth_threads ? cfg_.synth_threads : std::max(1u, std::thread::hardware_concurrency());
     for (unsigned i = 0; i < cfg_.partition_workers; ++i) {

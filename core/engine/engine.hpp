@@ -45,6 +45,9 @@ struct EngineInputs {
   std::function<void(const JobReport&, std::size_t done, std::size_t total)> on_job_end;
   // Set to stop submitting jobs (SIGINT); jobs in flight still finish.
   const std::atomic<bool>* stop = nullptr;
+  // When set, kept equal to the host bytes charged to the budget while the batch runs (the
+  // `host_memory` counter source samples it).
+  std::atomic<std::uint64_t>* host_charged_gauge = nullptr;
 };
 
 struct BatchResult {

@@ -66,8 +66,15 @@ void HostMemoryBudget::settle(std::uint64_t reserved_released, std::uint64_t cha
     charged_ += charged_added;
     charged_ -= charged_removed;
     peak_charged_ = std::max(peak_charged_, charged_);
+    if (gauge_) gauge_->store(charged_, std::memory_order_relaxed);
   }
   cv_.notify_all();
+}
+
+void HostMemoryBudget::set_gauge(std::atomic<std::uint64_t>* gauge) {
+  std::lock_guard lock(m_);
+  gauge_ = gauge;
+  if (gauge_) gauge_->store(charged_, std::memory_order_relaxed);
 }
 
 std::uint64_t HostMemoryBudget::charged() const {

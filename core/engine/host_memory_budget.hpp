@@ -14,6 +14,7 @@
 // charged bytes — the partition buffers' share of the process's peak RSS.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -47,6 +48,8 @@ class HostMemoryBudget {
   };
 
   std::uint64_t total() const { return total_; }
+  // Mirrors the charged bytes into `gauge` from now on (for a sampler on another thread).
+  void set_gauge(std::atomic<std::uint64_t>* gauge);
   std::uint64_t charged() const;
   std::uint64_t peak_charged() const;
   // Bytes held: charged plus reserved-not-yet-charged; admission keeps it <= total.
@@ -60,6 +63,7 @@ class HostMemoryBudget {
   mutable std::mutex m_;
   std::condition_variable cv_;
   std::uint64_t reserved_ = 0, charged_ = 0, peak_charged_ = 0;
+  std::atomic<std::uint64_t>* gauge_ = nullptr;
 };
 
 // Bytes a partition reserves: a, b, c (32-byte Fr over the domain) and the witness.

@@ -4,7 +4,7 @@ namespace prooflab::harness::counters {
 
 const std::vector<std::string>& source_names() {
   static const std::vector<std::string> names = {"probe",       "proc", "likwid",     "perf_uncore",
-                                                  "nvml",        "gpu_energy", "host_energy"};
+                                                  "nvml",        "gpu_energy", "host_energy", "host_memory"};
   return names;
 }
 

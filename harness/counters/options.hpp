@@ -2,6 +2,7 @@
 // (`prooflab batch --counters ... --counter-period-ms ...`, docs/counters.md).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -31,6 +32,10 @@ struct CounterOptions {
   // The process whose page faults and RSS the proc source reads: 0 = this one; the external
   // runner names its prover's (the setup's or the run command's process).
   int proc_pid = 0;
+  // The host_memory source: the engine's charged host bytes (core/engine/host_memory_budget.hpp),
+  // which the engine keeps current here while it runs; null where no engine runs in this
+  // process (an external prover), and the source then says so.
+  const std::atomic<std::uint64_t>* host_charged = nullptr;
   // The likwid helper's initialisation (likwid's access daemon gives up after 10 s).
   double likwid_init_timeout_s = 15.0;
 

@@ -7,6 +7,7 @@
 #include "harness/counters/bandwidth_probe.hpp"
 #include "harness/counters/energy_nvml_source.hpp"
 #include "harness/counters/energy_perf_power_source.hpp"
+#include "harness/counters/host_memory_source.hpp"
 #include "harness/counters/likwid_source.hpp"
 #include "harness/counters/nvml_source.hpp"
 #include "harness/counters/perf_uncore_source.hpp"
@@ -40,6 +41,7 @@ std::vector<std::unique_ptr<CounterSource>> make_sources(const CounterOptions& o
     if (name == "nvml") out.push_back(std::make_unique<NvmlSource>());
     if (name == "gpu_energy") out.push_back(std::make_unique<NvmlEnergySource>());
     if (name == "host_energy") out.push_back(std::make_unique<PerfPowerEnergySource>());
+    if (name == "host_memory") out.push_back(std::make_unique<HostMemorySource>(opts.host_charged));
   }
   return out;
 }
