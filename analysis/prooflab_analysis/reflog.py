@@ -197,9 +197,8 @@ class _Scanner:
         for piece in read_chunks(fh):
             terminated = piece.endswith(b"\n")
             cut_at = len(piece) if terminated else piece.rfind(b"\n") + 1
-            body = normalise(piece[:cut_at])
-            if body:
-                scan = scan_chunk(body, lineno + 1, fast)
+            if cut_at:
+                scan = scan_chunk(piece[:cut_at], lineno + 1, fast)
                 self._apply(scan)
                 lineno += scan.n_lines
             if not terminated:  # the last line of the file, with no end of line
@@ -396,10 +395,10 @@ def _timeline_frame(section: _Section, events: dict[str, np.ndarray], codes: np.
     # A monolithic job is one GPU call: its single phase is partition 0.
     partition = np.where((partition < 0) & monolithic[codes], 0, partition)
     gpu = section.worker_gpu
-    if gpu:
-        lookup = np.full(max(max(gpu), int(worker.max(initial=0))) + 1, -1, dtype="int64")
-        lookup[list(gpu)] = list(gpu.values())
-        device = np.where(worker >= 0, lookup[np.maximum(worker, 0)], -1)
+    if gpu:  # worker ids are any 18-digit numbers: looked up, not used as indices
+        known = np.array(sorted(gpu), dtype="int64")
+        at = np.minimum(np.searchsorted(known, worker), len(known) - 1)
+        device = np.where((worker >= 0) & (known[at] == worker), np.array([gpu[w] for w in known.tolist()])[at], -1)
     else:
         device = np.full(len(worker), -1, dtype="int64")
     detail = np.full(len(codes), "", dtype=object)

@@ -17,25 +17,35 @@ validation rules hold unchanged; `fast=False` hands back every line (the agreeme
 compares both). Lines end at `\\n`, `\\r\\n` or a lone `\\r` (as Python's universal newlines),
 ANSI escapes are removed from the whole chunk first (as strip_ansi per line).
 
-How: numpy finds the line starts and classifies lines by their first bytes; the lines of
-one class are gathered into one text, and one `findall` over it returns a tuple per line
-(empty groups where the strict shape did not match, the catch-all alternative matched);
-the columns are checked and converted with numpy.
+Two implementations of the same reading, chosen per chunk:
+
+* compiled: `prooflab.ReflogScanner` (harness/python/reflog_scan.cpp) when the `prooflab`
+  module is importable and its fast readers are on (loaders.fast_module), given the tables
+  below (native_tables) so that each shape is declared once;
+* numpy, the fallback: numpy finds the line starts and classifies lines by their first
+  bytes; the lines of one class are gathered into one text, and one `findall` over it
+  returns a tuple per line (empty groups where the strict shape did not match, the
+  catch-all alternative matched); the columns are checked and converted with numpy.
+
+tests/python/test_reflog_bulk.py checks that both, and the line scanner alone, give the
+same runs.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 import numpy as np
 
+from .loaders import fast_module
 from .reflog_cuda import NTT_H_PREFIX, PRESTAGE_VALUES, TIMING_PREFIX, _NTT_H_KEYS, _TIMING_SHAPES
-from .reflog_lines import _RECORD_WORDS, JOB_ID
-from .reflog_timeline import EVENTS, PREFIX as TIMELINE_PREFIX, PROOF_KINDS
-from .reflog_tracing import _ANSI as _ANSI_TEXT
+from .reflog_lines import _RECORD_WORDS, JOB_ID, JOB_ID_MAX
+from .reflog_timeline import _DETAILS, EVENTS, PREFIX as TIMELINE_PREFIX, PROOF_KINDS
+from .reflog_tracing import _ANSI as _ANSI_TEXT, LEVELS
 
 CHUNK_BYTES = 64 << 20
 _ANSI = re.compile(_ANSI_TEXT.pattern.encode())
@@ -45,7 +55,8 @@ _JOB = r"(?![A-Za-z0-9._/-]*(?:TIMELINE|CUZK_))" + JOB_ID.pattern  # reflog_line
 
 # TIMELINE: (offset, event, job, worker, partition, value key, value, kind, monolithic). The
 # detail's items come in engine.rs' order, a comma only between two; which items an event may
-# have is checked per event below, as bits of the items present.
+# have (reflog_timeline's shapes) is checked per event below, as bits of the items present.
+_ITEMS = ("worker", "partition", "synth_ms", "gpu_ms", "kind", "monolithic")  # in that order
 _ITEM_END = r"(?:,(?=[a-z])|(?=\n))"
 _TIMELINE = re.compile(
     re.escape(TIMELINE_PREFIX) + rf"(?:{_N},([A-Z_]{{1,16}}),({JOB_ID.pattern}),"
@@ -53,15 +64,10 @@ _TIMELINE = re.compile(
     rf"(?:kind=({'|'.join(PROOF_KINDS)}){_ITEM_END})?(monolithic)?\n|[^\n]*\n)",
     re.ASCII,
 )
-_W, _P, _S, _G, _K, _M = (1 << k for k in range(6))
+_BIT = {item: 1 << k for k, item in enumerate(_ITEMS)}
+_W, _P, _S, _G, _K, _M = _BIT.values()
 _TIMELINE_SHAPES: dict[str, tuple[int, ...]] = {
-    "SYNTH_START": (_P, _K),
-    "SYNTH_END": (_P | _S, _S),
-    "GPU_QUEUE": (_P, _M),
-    "GPU_PICKUP": (_W | _P, _W),
-    "GPU_START": (_W | _P, _W),
-    "GPU_END": (_W | _P | _G, _W | _G),
-}
+    event: tuple(sum(_BIT[name] for name in names) for _, names in shapes) for event, shapes in _DETAILS.items()}
 _EVENT_CODE = defaultdict(lambda: len(EVENTS), {e: k for k, e in enumerate(EVENTS)})  # else: no event
 _EVENT_NAMES = np.array(list(EVENTS) + [""], dtype=object)
 _TIMELINE_OK = np.zeros((len(EVENTS) + 1, 1 << 6), dtype=bool)  # [event code, items present]
@@ -69,8 +75,9 @@ for _e, _shapes in _TIMELINE_SHAPES.items():
     _TIMELINE_OK[_EVENT_CODE[_e], list(_shapes)] = True
 
 # CUZK_TIMING duration shapes, from reflog_cuda's table: (gpu_tid?, first key, second key).
+_COUNT_KEY = "num_circuits"  # b_g2_msm's second value: a count (%zu), not a duration
 _DURATION_SHAPES = [(k[0] == "gpu_tid", *k[k[0] == "gpu_tid":]) for _, k in _TIMING_SHAPES
-                    if k[-1].endswith("_ms") or k[-1] == "num_circuits"]
+                    if k[-1].endswith("_ms") or k[-1] == _COUNT_KEY]
 _FIRST_KEYS = np.array(sorted({k[1] for k in _DURATION_SHAPES}))
 _SECOND_KEYS = np.array(sorted({k[2] for k in _DURATION_SHAPES if len(k) == 3}))
 _CUDA = re.compile(
@@ -85,7 +92,7 @@ for _k in _DURATION_SHAPES:
 # A key no shape has gets a code past the table's end: not a duration line.
 _FIRST_CODE = defaultdict(lambda: len(_FIRST_KEYS), {k: i for i, k in enumerate(_FIRST_KEYS)})
 _SECOND_CODE = defaultdict(lambda: len(_SECOND_KEYS) + 1, {k: 1 + i for i, k in enumerate(_SECOND_KEYS)} | {"": 0})
-_NUM_CIRCUITS = _SECOND_CODE["num_circuits"]
+_NUM_CIRCUITS = _SECOND_CODE[_COUNT_KEY]
 _FIRST_NAMES = np.array(list(_FIRST_KEYS) + [""], dtype=object)
 _SECOND_NAMES = np.array([""] + list(_SECOND_KEYS) + [""], dtype=object)
 _NTT_H = re.compile(re.escape(NTT_H_PREFIX) + "(?:" + " ".join(f"{k}={_I}ms" for k in _NTT_H_KEYS) + r"\n|[^\n]*\n)",
@@ -96,8 +103,9 @@ _NTT_H = re.compile(re.escape(NTT_H_PREFIX) + "(?:" + " ".join(f"{k}={_I}ms" for
 _KEY = r"[a-z_][a-z0-9_.]*"
 _SPAN_INNER = rf"(?:[^{{}}\nj]+|j(?!ob_id=)|(?<=[{{ ])job_id={_JOB}(?= {_KEY}=|\}})|(?<![{{ ])job_id=)*"
 _BODY = rf"(?:[^\nj]+|j(?!ob_id=)|(?<= )job_id={_JOB}(?= {_KEY}=|\n)|(?<! )job_id=)*"
+_INFO_LEVELS = [level for level in LEVELS if level != "ERROR"]  # an ERROR line is a failure
 _TRACING = re.compile(
-    r"(?:([0-9])[0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z +(?:TRACE|DEBUG|INFO|WARN) "
+    r"(?:([0-9])[0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z +(?:" + "|".join(_INFO_LEVELS) + ") "
     rf"(?:[A-Za-z_][A-Za-z0-9_]*(?:\{{{_SPAN_INNER}\}})?:)* ?[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*:"
     rf"(?: {_BODY})?\n|[^\n]*\n)",
     re.ASCII,
@@ -108,6 +116,31 @@ TRACING_SLOW = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:", "cuzk-daemon startin
                 "Phase 7: all partitions complete, proof assembled", "proof completed successfully")
 
 _T, _C, _NH, _D = 1, 2, 3, 4
+
+
+def native_tables() -> dict[str, Any]:
+    """The tables prooflab.ReflogScanner reads lines by: the ones the numpy path and the line
+    parsers use."""
+    return {
+        "timeline_prefix": TIMELINE_PREFIX, "timing_prefix": TIMING_PREFIX, "ntt_h_prefix": NTT_H_PREFIX,
+        "events": list(EVENTS), "event_items": [[list(names) for _, names in _DETAILS[e]] for e in EVENTS],
+        "proof_kinds": list(PROOF_KINDS), "job_id_max": JOB_ID_MAX, "record_words": list(_RECORD_WORDS),
+        "durations": [(tid, first, rest[0] if rest else "") for tid, first, *rest in _DURATION_SHAPES],
+        "count_key": _COUNT_KEY, "prestage_values": list(PRESTAGE_VALUES), "ntt_h_keys": list(_NTT_H_KEYS),
+        "tracing_levels": _INFO_LEVELS, "tracing_slow": list(TRACING_SLOW),
+    }
+
+
+@functools.lru_cache(maxsize=2)
+def _scanner_of(module: Any) -> Any:
+    return module.ReflogScanner(**native_tables())
+
+
+def native_scanner() -> Any:
+    """The compiled scanner when the `prooflab` module is importable and its fast readers are
+    on (loaders.use_fast_loader, PROOFLAB_FAST_LOADER), else None."""
+    module = fast_module()
+    return _scanner_of(module) if hasattr(module, "ReflogScanner") else None
 
 
 def read_chunks(fh: BinaryIO, chunk_bytes: int | None = None) -> Iterator[bytes]:
@@ -286,8 +319,36 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: v[order] for k, v in out.items()}
 
 
+_KIND_NAMES = np.array(list(PROOF_KINDS) + [""], dtype=object)  # code -1: no kind
+_PRESTAGE_NAMES = np.array(PRESTAGE_VALUES, dtype=object)
+
+
+def _native_scan(scanner: Any, chunk: bytes, first_line: int) -> ChunkScan:
+    """ChunkScan from prooflab.ReflogScanner's columns of codes."""
+    r = scanner.scan(chunk, first_line)
+    ev, cu, pre = r["events"], r["cuda"], r["prestage"]
+    scan = ChunkScan(first_line=first_line, n_lines=r["n_lines"], slow=r["slow"], fast_lines=r["fast_lines"],
+                     fast_records=r["fast_records"])
+    if len(ev["line"]):
+        scan.events = {"line": ev["line"], "offset_ms": ev["offset_ms"], "event": _EVENT_NAMES[ev["event"]],
+                       "job_id": np.array(r["job_ids"], dtype=object)[ev["job"]], "partition": ev["partition"],
+                       "worker": ev["worker"], "kind": _KIND_NAMES[ev["kind"]], "value_ms": ev["value_ms"]}
+    if len(cu["line"]):
+        keys = np.array(scanner.value_keys, dtype=object)
+        scan.cuda = {"line": cu["line"], "key": keys[cu["key"]], "value_ms": cu["value_ms"], "gpu_tid": cu["gpu_tid"]}
+    if len(pre["line"]):
+        scan.prestage = {"line": pre["line"], "prestage_setup": _PRESTAGE_NAMES[pre["value"]]}
+    return scan
+
+
 def scan_chunk(chunk: bytes, first_line: int, fast: bool) -> ChunkScan:
-    """`chunk`: normalised, every line ending with `\\n`; its first line has number `first_line`."""
+    """`chunk`: whole lines as read, every one ending with `\\n`; its first line has number
+    `first_line`. `fast`: lines of the common shapes read here (compiled when the module is
+    there), else every line handed back."""
+    scanner = native_scanner() if fast else None
+    if scanner is not None:
+        return _native_scan(scanner, chunk, first_line)
+    chunk = normalise(chunk)
     arr = np.frombuffer(chunk, dtype=np.uint8)
     ends = np.flatnonzero(arr == 10)
     starts = np.concatenate([[0], ends[:-1] + 1]).astype("int64") if len(ends) else ends

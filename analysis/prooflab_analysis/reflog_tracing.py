@@ -24,8 +24,9 @@ from datetime import datetime
 from .reflog_lines import LineError
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
 _LINE = re.compile(
-    r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z) +(?P<level>TRACE|DEBUG|INFO|WARN|ERROR) "
+    r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z) +(?P<level>" + "|".join(LEVELS) + ") "
     r"(?P<spans>(?:[A-Za-z_][A-Za-z0-9_]*(?:\{[^{}]*\})?:)*) ?(?P<target>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*):"
     r"(?: (?P<body>.*))?"
 )
