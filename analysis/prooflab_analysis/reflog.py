@@ -81,19 +81,27 @@ class _Rows:
     def __bool__(self) -> bool:
         return bool(self.rows) or bool(self.batches)
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        """All records as columns, in file order (stable within a line)."""
-        parts = list(self.batches)
+    def take_arrays(self) -> dict[str, np.ndarray]:
+        """All records as columns, in file order (stable within a line), taken out: the rows
+        and batches are let go, so that the chunks' columns they were cut from are freed once
+        the run's frame is built."""
+        parts, self.batches = self.batches, []
         if self.rows:
             cols = list(zip(*self.rows))
+            self.rows = []
             parts.append({name: np.array([-1 if v is None else v for v in col], dtype="int64") if kind == "int"
                           else np.array(["" if v is None else v for v in col], dtype=object)
                           for (name, kind), col in zip(self.columns.items(), cols)})
         if not parts:
             return {name: np.zeros(0, dtype="int64" if kind == "int" else object) for name, kind in self.columns.items()}
-        out = {name: np.concatenate([p[name] for p in parts]) for name in self.columns}
-        order = np.argsort(out["line"], kind="stable")
-        return {name: v[order] for name, v in out.items()}
+        out = {}
+        for name in self.columns:
+            out[name] = np.concatenate([p.pop(name) for p in parts])  # each part's column freed as it goes
+        line = out["line"]
+        if len(line) > 1 and not bool((line[1:] >= line[:-1]).all()):  # bulk rows and scanner rows interleave
+            order = np.argsort(line, kind="stable")
+            out = {name: v[order] for name, v in out.items()}
+        return out
 
 
 _EVENT_COLUMNS = {"line": "int", "offset_ms": "int", "event": "text", "job_id": "text", "partition": "int",
@@ -146,6 +154,9 @@ class _Scanner:
         self.in_summary = False
         self.in_bench_header = False
         self.total_lines = 0
+        # Bulk-read lines of one chunk taken by the current section but not yet cut out of
+        # the chunk's columns: (section, scan, lo, hi) of scan.fast_lines[lo:hi].
+        self._pending: tuple[_Section, ChunkScan, int, int] | None = None
 
     def _open(self, run_id: str | None, lineno: int) -> _Section:
         section = _Section(run_id=run_id, first_line=lineno)
@@ -154,6 +165,7 @@ class _Scanner:
 
     def _new_run(self, run_id: str | None, lineno: int) -> None:
         """A marker: `run_id` for an explicit one, None for a daemon restart or a second benchmark."""
+        self._flush()  # whether the current run has records decides what a marker does
         self.in_summary = self.in_bench_header = False
         cur = self.current
         if run_id is not None:
@@ -223,14 +235,29 @@ class _Scanner:
             self._feed_text(lineno, text, cut=False)
         if done < len(lines):
             self._commit(scan, done, len(lines))
+        self._flush()
 
     def _commit(self, scan: ChunkScan, lo: int, hi: int) -> None:
+        """Bulk-read lines lo..hi-1 of the chunk belong to the current section: counted now, their
+        rows taken with the section's next ones (one batch per section and chunk)."""
         cur = self.current
-        first, last = int(scan.fast_lines[lo]), int(scan.fast_lines[hi - 1])
         records = int(scan.fast_records[hi - 1] - (scan.fast_records[lo - 1] if lo else 0))
         cur.counts["records"] += records
         cur.counts["informational"] += hi - lo - records
-        cur.last_line = last
+        cur.last_line = int(scan.fast_lines[hi - 1])
+        pending = self._pending
+        if pending is not None and pending[0] is cur and pending[1] is scan:
+            self._pending = (cur, scan, pending[2], hi)
+            return
+        self._flush()
+        self._pending = (cur, scan, lo, hi)
+
+    def _flush(self) -> None:
+        if self._pending is None:
+            return
+        cur, scan, lo, hi = self._pending
+        self._pending = None
+        first, last = int(scan.fast_lines[lo]), int(scan.fast_lines[hi - 1])
         for rows, batch in ((cur.events, scan.events), (cur.cuda, scan.cuda), (cur.prestage, scan.prestage)):
             if batch:
                 a, b = np.searchsorted(batch["line"], [first, last + 1])
@@ -422,17 +449,17 @@ def _timeline_frame(section: _Section, events: dict[str, np.ndarray], codes: np.
 
 
 def _cuda_frame(section: _Section) -> pd.DataFrame:
-    cuda = section.cuda.arrays()
+    cuda = section.cuda.take_arrays()
     key = cuda["key"]
     codes, keys = pd.factorize(key, sort=False)
     stage = np.array([STAGE_NAMES.get(k, k) for k in keys], dtype=object)[codes] if len(key) else key
-    frame = pd.DataFrame({"line": cuda["line"].astype("int64"), "key": pd.array(key, dtype=object),
+    frame = pd.DataFrame({"line": cuda["line"], "key": pd.array(key, dtype=object),
                           "stage": pd.array(stage, dtype=object),
-                          "value_us": cuda["value_ms"].astype("float64") * 1000.0,
+                          "value_us": cuda["value_ms"] * 1000.0,
                           "gpu_tid": _nullable(cuda["gpu_tid"])})
     # No CUZK line names a job: the C++ prover does not know the engine's job ids.
-    frame["job"] = pd.array([pd.NA] * len(frame), dtype=schema.INT_DTYPE)
-    frame["partition"] = pd.array([pd.NA] * len(frame), dtype=schema.INT_DTYPE)
+    frame["job"] = _nullable(np.full(len(frame), -1, dtype="int64"))
+    frame["partition"] = _nullable(np.full(len(frame), -1, dtype="int64"))
     return frame
 
 
@@ -447,7 +474,7 @@ def _status(section: _Section) -> str:
 
 
 def _section_to_run(section: _Section, source: str, run_id: str, expected_partitions: int | None) -> Run:
-    events = section.events.arrays()
+    events = section.events.take_arrays()
     jobs, codes = _jobs(section, events)
     index = dict(zip(jobs["job_id"], jobs["job"]))
     timeline = _timeline_frame(section, events, codes, (jobs["kind"] == "monolithic").to_numpy())
@@ -484,7 +511,7 @@ def _section_to_run(section: _Section, source: str, run_id: str, expected_partit
     extras = {
         "jobs": jobs,
         "cuzk_timing": _cuda_frame(section),
-        "prestage": pd.DataFrame(section.prestage.arrays(), columns=["line", "prestage_setup"]),
+        "prestage": pd.DataFrame(section.prestage.take_arrays(), columns=["line", "prestage_setup"]),
         "failures": failures,
         "engine_done": engine_done,
         "completions": completions,

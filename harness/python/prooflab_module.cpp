@@ -202,11 +202,12 @@ py::dict read_csv_columns(const std::string& path, const std::set<std::string>& 
   return out;
 }
 
-// A vector as a new numpy int64 array (allocated, then filled: see read_csv_columns).
-py::array_t<std::int64_t> int64_array(const std::vector<std::int64_t>& v) {
-  py::array_t<std::int64_t> out(std::vector<py::ssize_t>{static_cast<py::ssize_t>(v.size())});
-  std::copy(v.begin(), v.end(), out.mutable_data());
-  return out;
+// A vector as a numpy int64 array that owns it (no copy: the columns of a chunk are large).
+py::array_t<std::int64_t> int64_array(std::vector<std::int64_t>&& v) {
+  auto* owned = new std::vector<std::int64_t>(std::move(v));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<std::int64_t>*>(p); });
+  return py::array_t<std::int64_t>(std::vector<py::ssize_t>{static_cast<py::ssize_t>(owned->size())},
+                                   std::vector<py::ssize_t>{sizeof(std::int64_t)}, owned->data(), free_when_done);
 }
 
 py::str utf8_replaced(std::string_view text) {  // as bytes.decode("utf-8", errors="replace")
@@ -255,20 +256,20 @@ py::dict scan_reflog(const ReflogScanner& scanner, const py::bytes& chunk, std::
     c = scanner.scan(std::string_view(data, static_cast<std::size_t>(size)), first_line);
   }
   py::dict events, cuda, prestage;
-  events["line"] = int64_array(c.ev_line);
-  events["offset_ms"] = int64_array(c.ev_offset_ms);
-  events["event"] = int64_array(c.ev_event);
-  events["job"] = int64_array(c.ev_job);
-  events["partition"] = int64_array(c.ev_partition);
-  events["worker"] = int64_array(c.ev_worker);
-  events["kind"] = int64_array(c.ev_kind);
-  events["value_ms"] = int64_array(c.ev_value_ms);
-  cuda["line"] = int64_array(c.cu_line);
-  cuda["key"] = int64_array(c.cu_key);
-  cuda["value_ms"] = int64_array(c.cu_value_ms);
-  cuda["gpu_tid"] = int64_array(c.cu_gpu_tid);
-  prestage["line"] = int64_array(c.pre_line);
-  prestage["value"] = int64_array(c.pre_value);
+  events["line"] = int64_array(std::move(c.ev_line));
+  events["offset_ms"] = int64_array(std::move(c.ev_offset_ms));
+  events["event"] = int64_array(std::move(c.ev_event));
+  events["job"] = int64_array(std::move(c.ev_job));
+  events["partition"] = int64_array(std::move(c.ev_partition));
+  events["worker"] = int64_array(std::move(c.ev_worker));
+  events["kind"] = int64_array(std::move(c.ev_kind));
+  events["value_ms"] = int64_array(std::move(c.ev_value_ms));
+  cuda["line"] = int64_array(std::move(c.cu_line));
+  cuda["key"] = int64_array(std::move(c.cu_key));
+  cuda["value_ms"] = int64_array(std::move(c.cu_value_ms));
+  cuda["gpu_tid"] = int64_array(std::move(c.cu_gpu_tid));
+  prestage["line"] = int64_array(std::move(c.pre_line));
+  prestage["value"] = int64_array(std::move(c.pre_value));
   py::list job_ids, slow;
   for (const auto id : c.job_ids) job_ids.append(utf8_replaced(id));
   for (std::size_t k = 0; k < c.slow_line.size(); ++k) {
@@ -277,8 +278,8 @@ py::dict scan_reflog(const ReflogScanner& scanner, const py::bytes& chunk, std::
   }
   py::dict out;
   out["n_lines"] = c.n_lines;
-  out["fast_lines"] = int64_array(c.fast_lines);
-  out["fast_records"] = int64_array(c.fast_records);
+  out["fast_lines"] = int64_array(std::move(c.fast_lines));
+  out["fast_records"] = int64_array(std::move(c.fast_records));
   out["events"] = events;
   out["job_ids"] = job_ids;
   out["cuda"] = cuda;

@@ -367,6 +367,25 @@ ReflogChunk ReflogScanner::scan(std::string_view chunk, std::int64_t first_line)
   std::int64_t lineno = first_line;
   const std::string_view timeline_prefix = shapes_.timeline_prefix, timing = shapes_.timing_prefix,
                          ntt = shapes_.ntt_h_prefix;
+  // Room for every row a line could give, so that no column is copied while growing; pages
+  // never written are never touched.
+  std::size_t lines = 0, timelines = 0, timings = 0, ntts = 0;
+  for (std::size_t b = 0; b < text.size(); ++lines) {
+    const std::string_view rest = text.substr(b);
+    timelines += rest.starts_with(timeline_prefix);
+    timings += rest.starts_with(timing);
+    ntts += rest.starts_with(ntt);
+    const char* nl = static_cast<const char*>(std::memchr(text.data() + b, '\n', text.size() - b));
+    b = nl ? static_cast<std::size_t>(nl - text.data()) + 1 : text.size();
+  }
+  for (auto* v : {&out.fast_lines, &out.fast_records}) v->reserve(lines);
+  for (auto* v : {&out.ev_line, &out.ev_offset_ms, &out.ev_event, &out.ev_job, &out.ev_partition, &out.ev_worker,
+                  &out.ev_kind, &out.ev_value_ms})
+    v->reserve(timelines);
+  for (auto* v : {&out.cu_line, &out.cu_key, &out.cu_value_ms, &out.cu_gpu_tid})
+    v->reserve(2 * timings + shapes_.ntt_h_keys.size() * ntts);
+  for (auto* v : {&out.pre_line, &out.pre_value}) v->reserve(timings);
+
   for (std::size_t b = 0; b < text.size(); ++lineno) {
     const char* nl = static_cast<const char*>(std::memchr(text.data() + b, '\n', text.size() - b));
     const std::size_t e = nl ? static_cast<std::size_t>(nl - text.data()) : text.size();
