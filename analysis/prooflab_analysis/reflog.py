@@ -207,7 +207,9 @@ class _Scanner:
         """A binary file a chunk at a time (`fast=False`: every line through the line scanner)."""
         lineno = 0
         for piece in read_chunks(fh):
-            terminated = piece.endswith(b"\n")
+            terminated = piece[-1] == 10  # b"\n"
+            if not terminated:  # the file's last piece, its last line without an end of line
+                piece = bytes(piece)
             cut_at = len(piece) if terminated else piece.rfind(b"\n") + 1
             if cut_at:
                 scan = scan_chunk(piece[:cut_at], lineno + 1, fast)

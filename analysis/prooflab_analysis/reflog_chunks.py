@@ -143,23 +143,29 @@ def native_scanner() -> Any:
     return _scanner_of(module) if hasattr(module, "ReflogScanner") else None
 
 
-def read_chunks(fh: BinaryIO, chunk_bytes: int | None = None) -> Iterator[bytes]:
-    """Pieces of the file of about `chunk_bytes` (default CHUNK_BYTES) that end at a `\\n`
-    (the last one may not: a cut line)."""
-    rest = b""
+def read_chunks(fh: BinaryIO, chunk_bytes: int | None = None) -> Iterator[memoryview]:
+    """Pieces of the file of up to `chunk_bytes` (default CHUNK_BYTES; more for a longer line)
+    that end at a `\\n` (the last one may not: a cut line). Each is a view of one buffer that
+    is read into again for the next piece, and writable: the compiled scanner normalises it in
+    place. So no piece is copied, and no new memory is touched per piece."""
+    buf = bytearray(chunk_bytes or CHUNK_BYTES)
+    kept = 0  # the start of a line, carried from the previous piece to the buffer's start
     while True:
-        data = fh.read(chunk_bytes or CHUNK_BYTES)
-        if not data:
-            if rest:
-                yield rest
+        view = memoryview(buf)
+        n = kept + fh.readinto(view[kept:])
+        if n == kept:  # end of file
+            if kept:
+                yield view[:kept]
             return
-        buf = rest + data
-        cut = buf.rfind(b"\n")
-        if cut < 0:
-            rest = buf
+        cut = buf.rfind(b"\n", 0, n) + 1
+        if cut == 0:  # no line end yet: read on, into a larger buffer when this one is full
+            if n == len(buf):
+                buf = buf + bytearray(len(buf))
+            kept = n
             continue
-        yield buf[: cut + 1]
-        rest = buf[cut + 1:]
+        yield view[:cut]
+        buf[: n - cut] = buf[cut:n]
+        kept = n - cut
 
 
 def normalise(chunk: bytes) -> bytes:
@@ -323,7 +329,7 @@ _KIND_NAMES = np.array(list(PROOF_KINDS) + [""], dtype=object)  # code -1: no ki
 _PRESTAGE_NAMES = np.array(PRESTAGE_VALUES, dtype=object)
 
 
-def _native_scan(scanner: Any, chunk: bytes, first_line: int) -> ChunkScan:
+def _native_scan(scanner: Any, chunk: bytes | memoryview, first_line: int) -> ChunkScan:
     """ChunkScan from prooflab.ReflogScanner's columns of codes."""
     r = scanner.scan(chunk, first_line)
     ev, cu, pre = r["events"], r["cuda"], r["prestage"]
@@ -341,14 +347,14 @@ def _native_scan(scanner: Any, chunk: bytes, first_line: int) -> ChunkScan:
     return scan
 
 
-def scan_chunk(chunk: bytes, first_line: int, fast: bool) -> ChunkScan:
+def scan_chunk(chunk: bytes | memoryview, first_line: int, fast: bool) -> ChunkScan:
     """`chunk`: whole lines as read, every one ending with `\\n`; its first line has number
     `first_line`. `fast`: lines of the common shapes read here (compiled when the module is
-    there), else every line handed back."""
+    there; a writable chunk is then normalised in place), else every line handed back."""
     scanner = native_scanner() if fast else None
     if scanner is not None:
         return _native_scan(scanner, chunk, first_line)
-    chunk = normalise(chunk)
+    chunk = normalise(bytes(chunk))
     arr = np.frombuffer(chunk, dtype=np.uint8)
     ends = np.flatnonzero(arr == 10)
     starts = np.concatenate([[0], ends[:-1] + 1]).astype("int64") if len(ends) else ends

@@ -246,14 +246,23 @@ ReflogShapes reflog_shapes(const py::kwargs& kw) {
   return s;
 }
 
-py::dict scan_reflog(const ReflogScanner& scanner, const py::bytes& chunk, std::int64_t first_line) {
-  char* data = nullptr;
-  py::ssize_t size = 0;
-  if (PyBytes_AsStringAndSize(chunk.ptr(), &data, &size) != 0) throw py::error_already_set();
+// `chunk`: bytes, or a writable buffer (a memoryview of the importer's bytearray), which is
+// normalised in place; read-only bytes are copied first.
+py::dict scan_reflog(const ReflogScanner& scanner, const py::buffer& chunk, std::int64_t first_line) {
+  const py::buffer_info info = chunk.request();
+  if (info.ndim != 1 || info.itemsize != 1 || (info.shape[0] > 1 && info.strides[0] != 1))
+    throw std::invalid_argument("ReflogScanner.scan: the chunk must be contiguous bytes");
+  const auto size = static_cast<std::size_t>(info.shape[0]);
+  std::string copy;
+  std::span<char> bytes(static_cast<char*>(info.ptr), size);
+  if (info.readonly) {
+    copy.assign(bytes.data(), size);
+    bytes = std::span<char>(copy.data(), size);
+  }
   ReflogChunk c;
   {
     py::gil_scoped_release release;
-    c = scanner.scan(std::string_view(data, static_cast<std::size_t>(size)), first_line);
+    c = scanner.scan(bytes, first_line);
   }
   py::dict events, cuda, prestage;
   events["line"] = int64_array(std::move(c.ev_line));
@@ -274,7 +283,7 @@ py::dict scan_reflog(const ReflogScanner& scanner, const py::bytes& chunk, std::
   for (const auto id : c.job_ids) job_ids.append(utf8_replaced(id));
   for (std::size_t k = 0; k < c.slow_line.size(); ++k) {
     const auto [b, e] = c.slow_span[k];
-    slow.append(py::make_tuple(c.slow_line[k], utf8_replaced(std::string_view(c.text).substr(b, e - b))));
+    slow.append(py::make_tuple(c.slow_line[k], utf8_replaced(c.text.substr(b, e - b))));
   }
   py::dict out;
   out["n_lines"] = c.n_lines;
@@ -384,8 +393,9 @@ cuzk daemon log (docs/reference-logs.md, "Speed").)")
       .def_property_readonly("value_keys", &hp::ReflogScanner::value_keys,
                              "The CUZK key of each value code that scan() returns")
       .def("scan", &hp::scan_reflog, py::arg("chunk"), py::arg("first_line"),
-           R"(One chunk (bytes of whole lines, each ending with a newline; ANSI colour and \r\n
-allowed) whose first line has number first_line. Returns {"n_lines", "fast_lines",
+           R"(One chunk (whole lines, each ending with a newline; ANSI colour and \r\n allowed)
+whose first line has number first_line: bytes, or a writable buffer, which is normalised in
+place. Returns {"n_lines", "fast_lines",
 "fast_records", "events", "job_ids", "cuda", "prestage", "slow"}: the line numbers read here,
 with the cumulative count of records among them; TIMELINE, CUZK value and prestage columns as
 int64 arrays (codes index events, job_ids, proof_kinds, value_keys, prestage_values; -1 =

@@ -63,12 +63,13 @@ bool field_starts(std::string_view s, std::size_t p) {
 }
 
 // Line ends made '\n' (`\r\n` and a lone `\r`), then ANSI escapes ESC [ [0-9;]* letter
-// removed. One pass: an escape's bytes are never '\r', so looking ahead in the raw chunk
-// finds the same escapes as looking in the normalised one.
-std::string normalise(std::string_view in) {
-  std::string out(in.size(), '\0');
-  char* o = out.data();
-  const std::size_t n = in.size();
+// removed, in place (the output is never ahead of the input); returns the new length. One
+// pass: an escape's bytes are never '\r', so looking ahead in the raw chunk finds the same
+// escapes as looking in the normalised one.
+std::size_t normalise(std::span<char> chunk) {
+  char* const in = chunk.data();
+  char* o = in;
+  const std::size_t n = chunk.size();
   for (std::size_t i = 0; i < n; ++i) {
     const char c = in[i];
     if (c == '\r') {
@@ -86,8 +87,7 @@ std::string normalise(std::string_view in) {
     }
     *o++ = c;
   }
-  out.resize(static_cast<std::size_t>(o - out.data()));
-  return out;
+  return static_cast<std::size_t>(o - in);
 }
 
 }  // namespace
@@ -358,9 +358,9 @@ bool ReflogScanner::tracing_informational(std::string_view s) const {
   }
 }
 
-ReflogChunk ReflogScanner::scan(std::string_view chunk, std::int64_t first_line) const {
+ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line) const {
   ReflogChunk out;
-  out.text = normalise(chunk);
+  out.text = std::string_view(chunk.data(), normalise(chunk));
   const std::string_view text = out.text;
   JobIndex jobs;
   std::int64_t records = 0;

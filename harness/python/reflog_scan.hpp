@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -60,7 +61,7 @@ struct ReflogShapes {
 
 // Rows of one chunk. Absent integers are -1, absent codes -1.
 struct ReflogChunk {
-  std::string text;  // the chunk normalised; slow lines point into it
+  std::string_view text;  // the chunk normalised (in its own bytes); slow lines point into it
   std::int64_t n_lines = 0;
   std::vector<std::int64_t> fast_lines;    // line numbers read here, ascending
   std::vector<std::int64_t> fast_records;  // cumulative count of records among them
@@ -88,8 +89,9 @@ class ReflogScanner {
   explicit ReflogScanner(ReflogShapes shapes);
 
   // `chunk`: whole lines, each ending with '\n' (the importer handles a cut last line);
-  // its first line is number `first_line`.
-  ReflogChunk scan(std::string_view chunk, std::int64_t first_line) const;
+  // its first line has number `first_line`. It is normalised in place (line ends, ANSI
+  // escapes: never longer), and the result points into it.
+  ReflogChunk scan(std::span<char> chunk, std::int64_t first_line) const;
 
   // The key of each CUZK value code: the duration keys, then `ntt_h.<key>`.
   const std::vector<std::string>& value_keys() const { return value_keys_; }
