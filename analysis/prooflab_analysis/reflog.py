@@ -398,16 +398,18 @@ def _jobs(section: _Section, events: dict[str, np.ndarray]) -> tuple[pd.DataFram
         last = pd.Series(events["kind"][named]).groupby(codes[named]).last()
         proof_kind[last.index.to_numpy()] = last.to_numpy()
     _, first_idx = np.unique(codes, return_index=True)
-    rows = [{"job": k, "job_id": ids[k], "kind": kinds[k], "proof_kind": proof_kind[k],
-             "first_line": int(events["line"][first_idx[k]])} for k in range(n)]
-    seen = set(ids)
+    columns = {"job_id": list(ids), "kind": kinds.tolist(), "proof_kind": proof_kind.tolist(),
+               "first_line": events["line"][first_idx].tolist()}
+    seen = set(columns["job_id"])
     for rec in section.failures + section.engine_done:
         if rec["job_id"] is not None and rec["job_id"] not in seen:
             seen.add(rec["job_id"])
-            rows.append({"job": len(rows), "job_id": rec["job_id"], "kind": "unknown", "proof_kind": "",
-                         "first_line": rec["line"]})
-    frame = pd.DataFrame(rows, columns=["job", "job_id", "kind", "proof_kind", "first_line"])
-    frame["job"] = frame["job"].astype("int64")
+            for key, value in (("job_id", rec["job_id"]), ("kind", "unknown"), ("proof_kind", ""),
+                               ("first_line", rec["line"])):
+                columns[key].append(value)
+    frame = pd.DataFrame({"job": np.arange(len(columns["job_id"]), dtype="int64"),
+                          **{key: pd.Series(values, dtype="int64" if key == "first_line" else object)
+                             for key, values in columns.items()}})
     return frame, codes
 
 
