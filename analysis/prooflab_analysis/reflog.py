@@ -10,8 +10,9 @@ Accepted formats, each from its source (docs/reference-logs.md has them in full)
   (tracing "cuzk-daemon starting") and a second benchmark header also start a new run.
 
 A file is read in large chunks (reflog_chunks): the lines of the common exact shapes are
-parsed a chunk at a time into typed arrays, every other line goes through the line-by-line
-scanner below in file order; frames are built once per run at the end.
+parsed a chunk at a time into typed arrays (by the compiled prooflab.ReflogScanner when the
+module is built, else with numpy), every other line goes through the line-by-line scanner
+below in file order; frames are built once per run at the end.
 
 A line is *recognised* when it is a record or an informational line of one of these
 formats. A line that starts like one but breaks its syntax (cut by a killed writer, garbled
@@ -415,7 +416,7 @@ def _jobs(section: _Section, events: dict[str, np.ndarray]) -> tuple[pd.DataFram
 
 def _nullable(values: np.ndarray) -> pd.arrays.IntegerArray:
     """-1 = absent."""
-    return pd.arrays.IntegerArray(values.astype("int64"), values < 0)
+    return pd.arrays.IntegerArray(values.astype("int64", copy=False), values < 0)
 
 
 def _timeline_frame(section: _Section, events: dict[str, np.ndarray], codes: np.ndarray,
@@ -461,9 +462,10 @@ def _cuda_frame(section: _Section) -> pd.DataFrame:
                           "stage": pd.array(stage, dtype=object),
                           "value_us": cuda["value_ms"] * 1000.0,
                           "gpu_tid": _nullable(cuda["gpu_tid"])})
-    # No CUZK line names a job: the C++ prover does not know the engine's job ids.
-    frame["job"] = _nullable(np.full(len(frame), -1, dtype="int64"))
-    frame["partition"] = _nullable(np.full(len(frame), -1, dtype="int64"))
+    # No CUZK line names a job: the C++ prover does not know the engine's job ids. (Zeros
+    # under an all-true mask: pages the kernel never has to provide.)
+    frame["job"] = pd.arrays.IntegerArray(np.zeros(len(frame), dtype="int64"), np.ones(len(frame), dtype=bool))
+    frame["partition"] = pd.arrays.IntegerArray(np.zeros(len(frame), dtype="int64"), np.ones(len(frame), dtype=bool))
     return frame
 
 
