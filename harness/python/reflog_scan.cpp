@@ -18,8 +18,10 @@ bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
 bool is_name_start(char c) { return is_alpha(c) || c == '_'; }
 bool is_name(char c) { return is_alnum(c) || c == '_'; }
 bool is_job_char(char c) { return is_alnum(c) || c == '.' || c == '_' || c == '/' || c == '-'; }
-bool is_key_start(char c) { return is_lower(c) || c == '_'; }                          // tracing field key
-bool is_key_char(char c) { return is_lower(c) || is_digit(c) || c == '_' || c == '.'; }  // [a-z0-9_.]
+bool is_key_start(char c) { return is_lower(c) || c == '_'; }  // tracing field key
+bool is_key_char(char c) {
+  return is_lower(c) || is_digit(c) || c == '_' || c == '.';
+}  // [a-z0-9_.]
 
 // [0-9]{1,18} at `p` into `value`; advances `p`.
 bool digits(std::string_view s, std::size_t& p, std::int64_t& value) {
@@ -97,7 +99,8 @@ ReflogScanner::ReflogScanner(ReflogShapes shapes) : shapes_(std::move(shapes)) {
   if (s.timeline_prefix.empty() || s.timing_prefix.empty() || s.ntt_h_prefix.empty())
     throw std::invalid_argument("reflog shapes: a line prefix is empty");
   if (s.events.empty() || s.event_items.size() != s.events.size())
-    throw std::invalid_argument("reflog shapes: events and event_items must be non-empty and of one length");
+    throw std::invalid_argument(
+        "reflog shapes: events and event_items must be non-empty and of one length");
   if (s.job_id_max == 0) throw std::invalid_argument("reflog shapes: job_id_max must be positive");
   for (std::size_t e = 0; e < s.events.size(); ++e) {
     std::uint64_t allowed = 0;
@@ -106,8 +109,9 @@ ReflogScanner::ReflogScanner(ReflogShapes shapes) : shapes_(std::move(shapes)) {
       for (const auto& item : set) {
         const auto it = std::find(std::begin(kTimelineItems), std::end(kTimelineItems), item);
         if (it == std::end(kTimelineItems))
-          throw std::invalid_argument("reflog shapes: event " + s.events[e] + " names item '" + item +
-                                      "', not one of worker, partition, synth_ms, gpu_ms, kind, monolithic");
+          throw std::invalid_argument(
+              "reflog shapes: event " + s.events[e] + " names item '" + item +
+              "', not one of worker, partition, synth_ms, gpu_ms, kind, monolithic");
         bits |= 1u << (it - std::begin(kTimelineItems));
       }
       allowed |= std::uint64_t{1} << bits;
@@ -127,7 +131,8 @@ ReflogScanner::ReflogScanner(ReflogShapes shapes) : shapes_(std::move(shapes)) {
       throw std::invalid_argument("reflog shapes: duration key '" + d.first + "' / '" + d.second +
                                   "' is empty or longer than 24 characters");
     const bool count = !d.second.empty() && d.second == s.count_key;
-    duration_codes_.push_back({d.gpu_tid, key(d.first), d.second.empty() || count ? -1 : key(d.second), count});
+    duration_codes_.push_back(
+        {d.gpu_tid, key(d.first), d.second.empty() || count ? -1 : key(d.second), count});
   }
   ntt_h_key0_ = static_cast<std::int64_t>(value_keys_.size());
   for (const auto& k : s.ntt_h_keys) value_keys_.push_back("ntt_h." + k);
@@ -149,7 +154,8 @@ bool ReflogScanner::job_id_at(std::string_view s, std::size_t at, std::size_t& e
 
 // TIMELINE,<offset>,<EVENT>,<job>,<detail>, detail one of the event's item sets in
 // engine.rs' order, a comma between two items (reflog_timeline).
-bool ReflogScanner::timeline(std::string_view s, std::int64_t lineno, ReflogChunk& out, JobIndex& jobs) const {
+bool ReflogScanner::timeline(std::string_view s, std::int64_t lineno, ReflogChunk& out,
+                             JobIndex& jobs) const {
   std::size_t p = shapes_.timeline_prefix.size();
   std::int64_t offset = 0;
   if (!digits(s, p, offset) || !take(s, p, ",")) return false;
@@ -181,8 +187,8 @@ bool ReflogScanner::timeline(std::string_view s, std::int64_t lineno, ReflogChun
     return true;
   };
   if (p < s.size()) {
-    if (!number_item(kTimelineItems[0], 0, worker) || !number_item(kTimelineItems[1], 1, partition) ||
-        !number_item(kTimelineItems[2], 2, value))
+    if (!number_item(kTimelineItems[0], 0, worker) ||
+        !number_item(kTimelineItems[1], 1, partition) || !number_item(kTimelineItems[2], 2, value))
       return false;
     if (!(bits & 4u) && !number_item(kTimelineItems[3], 3, value)) return false;
     std::size_t q = p;
@@ -249,7 +255,8 @@ bool ReflogScanner::cuda(std::string_view s, std::int64_t lineno, ReflogChunk& o
     const auto& shape = shapes_.durations[i];
     if (shape.gpu_tid != (tid >= 0) || shape.first != k1 || shape.second != k2) continue;
     const auto& code = duration_codes_[i];
-    if (v1 < 0 || v2 < 0 || (code.second_is_count && neg2)) return false;  // %zu prints no sign, not even -0
+    if (v1 < 0 || v2 < 0 || (code.second_is_count && neg2))
+      return false;  // %zu prints no sign, not even -0
     out.cu_line.push_back(lineno);
     out.cu_key.push_back(code.first);
     out.cu_value_ms.push_back(v1);
@@ -311,12 +318,14 @@ bool ReflogScanner::tracing_informational(std::string_view s) const {
   while (p < s.size() && s[p] == ' ') ++p;
   const std::size_t level_at = p;
   while (p < s.size() && s[p] >= 'A' && s[p] <= 'Z') ++p;
-  if (index_of(shapes_.tracing_levels, s.substr(level_at, p - level_at)) < 0 || !take(s, p, " ")) return false;
+  if (index_of(shapes_.tracing_levels, s.substr(level_at, p - level_at)) < 0 || !take(s, p, " "))
+    return false;
 
   // The body may start at b when no `job_id=` after a blank at or after b is bad.
   std::size_t last_bad = 0;
   bool any_bad = false;
-  for (std::size_t q = s.find("job_id="); q != std::string_view::npos; q = s.find("job_id=", q + 1)) {
+  for (std::size_t q = s.find("job_id="); q != std::string_view::npos;
+       q = s.find("job_id=", q + 1)) {
     if (s[q - 1] != ' ') continue;
     std::size_t end = 0;
     if (!job_id_at(s, q + 7, end) || !(end == s.size() || field_starts(s, end))) {
@@ -379,8 +388,8 @@ ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line) 
     b = nl ? static_cast<std::size_t>(nl - text.data()) + 1 : text.size();
   }
   for (auto* v : {&out.fast_lines, &out.fast_records}) v->reserve(lines);
-  for (auto* v : {&out.ev_line, &out.ev_offset_ms, &out.ev_event, &out.ev_job, &out.ev_partition, &out.ev_worker,
-                  &out.ev_kind, &out.ev_value_ms})
+  for (auto* v : {&out.ev_line, &out.ev_offset_ms, &out.ev_event, &out.ev_job, &out.ev_partition,
+                  &out.ev_worker, &out.ev_kind, &out.ev_value_ms})
     v->reserve(timelines);
   for (auto* v : {&out.cu_line, &out.cu_key, &out.cu_value_ms, &out.cu_gpu_tid})
     v->reserve(2 * timings + shapes_.ntt_h_keys.size() * ntts);

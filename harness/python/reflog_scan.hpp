@@ -49,14 +49,14 @@ struct ReflogShapes {
   // Per event, the item sets it may carry, each a list of kTimelineItems names.
   std::vector<std::vector<std::vector<std::string>>> event_items;
   std::vector<std::string> proof_kinds;
-  std::size_t job_id_max = 0;  // characters
+  std::size_t job_id_max = 0;             // characters
   std::vector<std::string> record_words;  // a job id holding one is an interleaved write
   std::vector<DurationShape> durations;
   std::string count_key;  // the second key that is a count (%zu: no sign), not a duration
   std::vector<std::string> prestage_values;
-  std::vector<std::string> ntt_h_keys;  // printed as key=Nms, in this order
+  std::vector<std::string> ntt_h_keys;      // printed as key=Nms, in this order
   std::vector<std::string> tracing_levels;  // levels of lines that may be informational
-  std::vector<std::string> tracing_slow;  // substrings that send a tracing line to Python
+  std::vector<std::string> tracing_slow;    // substrings that send a tracing line to Python
 };
 
 // Rows of one chunk. Absent integers are -1, absent codes -1.
@@ -95,7 +95,6 @@ class ReflogScanner {
 
   // The key of each CUZK value code: the duration keys, then `ntt_h.<key>`.
   const std::vector<std::string>& value_keys() const { return value_keys_; }
-  const ReflogShapes& shapes() const { return shapes_; }
 
  private:
   using JobIndex = std::unordered_map<std::string_view, std::int64_t>;
