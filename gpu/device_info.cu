@@ -1,8 +1,21 @@
 #include <cuda_runtime.h>
 
+#include <cstdio>
+
 #include "gpu/device_info.hpp"
 
 namespace prooflab::gpu {
+namespace {
+
+std::string format_uuid(const cudaUUID_t& id) {
+  const auto* b = reinterpret_cast<const unsigned char*>(id.bytes);
+  char text[48];
+  std::snprintf(text, sizeof text, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return text;
+}
+
+}  // namespace
 
 std::vector<DeviceInfo> list_devices(std::string* why_none) {
   std::vector<DeviceInfo> out;
@@ -33,6 +46,7 @@ std::vector<DeviceInfo> list_devices(std::string* why_none) {
     d.clock_khz = clock;
     d.driver_version = driver;
     d.runtime_version = runtime;
+    d.uuid = format_uuid(prop.uuid);
     out.push_back(d);
   }
   return out;

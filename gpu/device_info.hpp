@@ -17,6 +17,10 @@ struct DeviceInfo {
   int clock_khz = 0;
   int driver_version = 0;   // e.g. 13000 for CUDA 13.0
   int runtime_version = 0;
+  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as NVML writes it (nvmlDeviceGetUUID): `index` is
+  // the CUDA ordinal, which CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER may make differ from
+  // NVML's index (counters.csv's nvml<d>); the UUID identifies the device on both sides.
+  std::string uuid;
 };
 
 // The visible devices. Empty (never an exception) when there is no GPU or no driver; then

@@ -43,6 +43,17 @@ std::unique_ptr<engine::Backend> make_backend(const engine::EngineConfig& cfg) {
                             "' is not a backend (accepted: cpu | cuda)");
 }
 
+void check_devices_visible(const engine::EngineConfig& cfg) {
+#ifdef PROOFLAB_HAVE_CUDA
+  if (cfg.backend != "cuda") return;
+  const auto devices = gpu::list_devices();
+  if (!devices.empty() && cfg.devices > devices.size())
+    throw engine::devices_not_visible(cfg.devices, static_cast<int>(devices.size()));
+#else
+  (void)cfg;
+#endif
+}
+
 nlohmann::json gpu_metadata(const engine::EngineConfig& cfg) {
   if (cfg.backend != "cuda") return nullptr;
 #ifdef PROOFLAB_HAVE_CUDA
@@ -60,7 +71,8 @@ nlohmann::json gpu_metadata(const engine::EngineConfig& cfg) {
                                                std::to_string(d.compute_minor)},
                     {"clock_mhz", d.clock_khz / 1000},
                     {"driver", cuda_version(d.driver_version)},
-                    {"runtime", cuda_version(d.runtime_version)}});
+                    {"runtime", cuda_version(d.runtime_version)},
+                    {"uuid", d.uuid}});
   }
   if (used.empty()) return {{"error", "no CUDA device among the first " + std::to_string(cfg.devices)}};
   out = used.front();

@@ -20,6 +20,11 @@ bool build_has_cuda();
 // with the CUDA runtime's reason when CUDA is built but no device is usable.
 std::unique_ptr<engine::Backend> make_backend(const engine::EngineConfig& cfg);
 
+// Before any run of an experiment starts: throws engine::ConfigError (devices_not_visible) when
+// cfg is a CUDA config asking for more devices than are visible. Checks nothing where no device
+// is visible or the build has no CUDA (make_backend then gives the reason, at that run).
+void check_devices_visible(const engine::EngineConfig& cfg);
+
 // run.json's "gpu" (docs/run-directory.md): null for the CPU backend; for CUDA the first device
 // used — name, sms, mem_bytes, driver, runtime, compute_capability, clock_mhz — and "devices",
 // the same for each of the cfg.devices devices used. Never throws for a missing device: then

@@ -41,6 +41,22 @@ void print_summary(const nlohmann::json& s, const std::filesystem::path& dir) {
   std::printf("memory: peak RSS %.3f GiB (%s), peak charged host buffers %.3f GiB of a %.3f GiB budget\n",
               num(s["peak_rss_bytes"]) / (1ull << 30), s.value("peak_rss_scope", "?").c_str(),
               num(s["peak_host_charged_bytes"]) / (1ull << 30), num(s["host_mem_budget_bytes"]) / (1ull << 30));
+  // Several devices: how the work spread over them (summary.json's devices block).
+  const nlohmann::json devices = s.value("devices", nlohmann::json::object());
+  if (devices.size() > 1) {
+    std::string line;
+    for (const auto& [d, dev] : devices.items()) {
+      char text[96];
+      std::snprintf(text, sizeof text, "%sdev%s %.1f %%", line.empty() ? "" : ", ", d.c_str(),
+                    100 * num(dev["gpu_busy"]));
+      line += text;
+      if (dev["kernel_busy"].is_number()) {
+        std::snprintf(text, sizeof text, " (kernels %.1f %%)", 100 * num(dev["kernel_busy"]));
+        line += text;
+      }
+    }
+    std::printf("GPU busy per device (lock held): %s\n", line.c_str());
+  }
   const nlohmann::json e = s.value("energy", nlohmann::json::object());
   auto figure = [&](const char* key, const char* unit) {
     const auto it = e.find(key);
@@ -193,6 +209,7 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   auto result = engine::run_batch(in);
   const std::int64_t run_end_us = timeline.now_us();
   gpu_observation.stop();  // every CUPTI buffer delivered: cupti.csv is complete
+  gpu_observation.add_kernel_busy(result.summary);
   sampler.stop();
   // From here on a file that cannot be written (a full disk) fails the run with the reason
   // instead of ending it with an exception that leaves run.json "running".

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "harness/backend_factory.hpp"
 #include "harness/experiment_printer.hpp"
 #include "harness/experiment_runner.hpp"
 #include "harness/provenance.hpp"
@@ -76,6 +77,10 @@ void execute_experiment_command(const ExperimentPlan& plan, const ExperimentComm
     print_plan(plan, dir, scan_runs(plan, dir), o.keep_failed, stdout);
     return;
   }
+  // A CUDA cell asking for more GPUs than this host has stops the experiment here, before
+  // its first run, rather than when the cell comes up hours later.
+  for (const Arm& arm : plan.matrix.arms)
+    if (!arm.external) check_devices_visible(arm.config);
   const char* term = std::getenv("TERM");
   const bool tty = isatty(STDERR_FILENO) && !(term && std::strcmp(term, "dumb") == 0);
   SignalScope signals;

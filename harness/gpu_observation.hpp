@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/engine/config.hpp"
+#include "core/trace/device_busy.hpp"
 #include "core/trace/timeline.hpp"
 
 #ifdef PROOFLAB_HAVE_CUDA
@@ -66,6 +67,21 @@ class GpuObservation {
   }
 
   nlohmann::json cupti_status() const { return status_; }
+
+  // After stop(): summary.json's kernel busy per device from the CUPTI kernels when they were
+  // collected, else kernel_busy_source says why there is none (core/trace/device_busy.hpp).
+  void add_kernel_busy(nlohmann::json& summary) const {
+#ifdef PROOFLAB_HAVE_CUDA
+    if (cupti_ && status_.value("status", "") == "used") {
+      trace::add_kernel_busy(summary, cupti_->kernel_spans_ns());
+      if (const std::uint64_t dropped = cupti_->dropped(); dropped > 0)
+        summary["kernel_busy_source"] = "cupti; " + std::to_string(dropped) +
+                                        " records dropped, so kernel busy is a lower bound";
+      return;
+    }
+#endif
+    summary["kernel_busy_source"] = "no CUPTI kernels: " + status_.value("reason", std::string("CUPTI did not run"));
+  }
   // One line for stdout when CUPTI was tried (a cuda run with cupti on), else "".
   std::string summary() const {
 #ifdef PROOFLAB_HAVE_CUDA

@@ -462,7 +462,10 @@ int run_regress(const Options& o) {
       // A timing measured here is evidence against stored timings only from the same kind
       // of host, quiet both times (regress_host.hpp).
       if (m->source == "workload" || m->source == "command") {
-        const std::string why = why_incomparable(m->measured_on, meas.conditions);
+        std::string why = why_incomparable(m->measured_on, meas.conditions);
+        if (running_under_ci())
+          why = "under CI (the variable CI is set) stored timings are never gated on" +
+                (why.empty() ? std::string() : "; and " + why);
         if (!why.empty()) {
           Row r = row_without_comparison(
               *m, kIncomparable, why + " (timed gating belongs in interleaved mode: --against-build)");

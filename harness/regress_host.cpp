@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "core/trace/run_directory.hpp"
@@ -57,6 +58,13 @@ std::string why_incomparable(const json& stored, const json& now) {
   add(busy(stored, "stored"));
   add(busy(now, "now"));
   return why;
+}
+
+bool running_under_ci() {
+  const char* v = std::getenv("CI");
+  if (v == nullptr) return false;
+  const std::string value(v);
+  return !value.empty() && value != "0" && value != "false";
 }
 
 }  // namespace prooflab::harness

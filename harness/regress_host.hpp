@@ -25,4 +25,11 @@ nlohmann::json measuring_conditions(double load_1m_before);
 // `now`; empty when it can. Figures stored without conditions are incomparable.
 std::string why_incomparable(const nlohmann::json& stored, const nlohmann::json& now);
 
+// Whether this process runs under a CI system: the variable CI that GitHub Actions, GitLab
+// CI, Buildkite, CircleCI and Travis set, unless it is empty, "0" or "false". Under CI a
+// stored timing is never gated on, whatever the host: CI machines are shared and their
+// neighbours change between the moment a figure was stored and now, so CI gates wall-clock
+// only interleaved against a build of the baseline commit (`--against-build`).
+bool running_under_ci();
+
 }  // namespace prooflab::harness

@@ -573,7 +573,8 @@ def load_experiment(path: str | Path) -> pd.DataFrame:
 
     Returns one row per run: the index columns, the axis columns, `run_path` (absolute)
     and `summary.<key>` columns (nested keys joined with '.'); runs without a summary
-    get NaN there. The experiment directory is kept in `frame.attrs['experiment_dir']`.
+    get NaN there. The experiment directory is kept in `frame.attrs['experiment_dir']`, the
+    axis column names in `frame.attrs['axes']`.
     """
     path = Path(path)
     index_file = path / "index.csv" if path.is_dir() else path
@@ -591,7 +592,8 @@ def load_experiment(path: str | Path) -> pd.DataFrame:
     }
     frame = read_csv_strict(index_file, schema.INDEX_COLUMNS, spec)
     # Axis columns stay strings in the file; give them numbers where every value is one.
-    for col in frame.columns[len(schema.INDEX_COLUMNS) :]:
+    axes = list(frame.columns[len(schema.INDEX_COLUMNS) :])
+    for col in axes:
         numeric = pd.to_numeric(frame[col], errors="coerce")
         if not bool(numeric.isna().any()):
             frame[col] = numeric
@@ -603,6 +605,7 @@ def load_experiment(path: str | Path) -> pd.DataFrame:
     summary_frame = pd.DataFrame(summaries, index=frame.index)
     frame = pd.concat([frame, summary_frame], axis=1)
     frame.attrs["experiment_dir"] = str(exp_dir.resolve())
+    frame.attrs["axes"] = axes
     return frame
 
 

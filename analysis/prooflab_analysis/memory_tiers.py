@@ -38,9 +38,13 @@ DEFAULT_HEADROOM = 0.9
 
 
 def has_memory_sweep(runs: pd.DataFrame) -> bool:
-    """Whether the runs vary pw or gw and have s/proof and peak RSS to compare."""
+    """Whether the runs vary pw or gw and have s/proof and peak RSS to compare. Not when they
+    also vary the device count: a (pw, gw) point would average unlike machines (the devices
+    table, devices.py, is that sweep's)."""
     needed = (PW, GW, "s_per_proof", "peak_rss_bytes")
     if any(c not in runs.columns for c in needed):
+        return False
+    if "devices" in runs.columns and runs["devices"].nunique() > 1:
         return False
     usable = runs.dropna(subset=list(needed))
     return len(usable.groupby([PW, GW])) >= 2

@@ -549,7 +549,8 @@ def run_metrics(
     }
     where = run.path / "summary.json" if run.path is not None else "summary.json"
     out.update(energy_mod.energy_metrics(run.summary, where))
-    for knob in ("partition_workers", "gpu_workers_per_device"):  # memory-tier sweeps (memory_tiers.py)
+    # memory-tier sweeps (memory_tiers.py), device sweeps (devices.py)
+    for knob in ("partition_workers", "gpu_workers_per_device", "devices"):
         if cfg.get(knob) is not None:
             out[knob] = cfg[knob]
     out["peak_rss_bytes"], out["peak_rss_source"] = peak_rss(run)

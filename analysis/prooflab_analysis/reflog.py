@@ -57,6 +57,9 @@ _EMBEDDED = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:")
 _FRAGMENT = re.compile(r"(?:^|,)(?:worker|partition|kind|synth_ms|gpu_ms)=\w|,monolithic$")
 _DAEMON_START = "cuzk-daemon starting"
 _WORKER_STARTED = ("pipeline GPU worker started", "monolithic GPU worker started")
+# engine.rs wraps each GPU call in `info_span!("gpu_worker", worker_id, gpu, job_id, ...)`, so every
+# line the call logs names its worker's GPU too (a log that starts after the worker start lines).
+WORKER_SPAN = "gpu_worker"
 _ASSEMBLED = "Phase 7: all partitions complete, proof assembled"
 _COMPLETED_PREFIX = "proof completed successfully"
 _SOME = re.compile(r"Some\((\d+)\)")
@@ -266,6 +269,14 @@ class _Scanner:
                 a, b = np.searchsorted(batch["line"], [first, last + 1])
                 if b > a:
                     rows.add_batch({name: column[a:b] for name, column in batch.items()})
+        spans = scan.worker_spans
+        if spans and len(spans["line"]):
+            # Workers of this run named by bulk-read spans. The chunk's first line of each pair,
+            # and every line of a worker it names with two GPUs, went through the line scanner
+            # (reflog_chunks._tracing sends them), which checks them against what the run knew.
+            a, b = np.searchsorted(spans["line"], [first, last + 1])
+            for worker, gpu in set(zip(spans["worker"][a:b].tolist(), spans["gpu"][a:b].tolist())):
+                cur.worker_gpu.setdefault(worker, gpu)
 
     def _feed_line(self, lineno: int, raw: str, last: bool) -> None:
         line = raw.rstrip("\r\n")
@@ -320,9 +331,11 @@ class _Scanner:
             return "informational"
         cur = self.current
         if message in _WORKER_STARTED:
-            worker = uint(t.fields.get("worker_id", ""), "worker_id")
-            cur.worker_gpu[worker] = uint(t.fields.get("gpu", ""), "gpu")
+            self._worker_on_gpu(uint(t.fields.get("worker_id", ""), "worker_id"), uint(t.fields.get("gpu", ""), "gpu"))
             return "informational"
+        if WORKER_SPAN in t.span_names and "gpu" in t.span_fields:
+            self._worker_on_gpu(uint(t.span_fields.get("worker_id", ""), "gpu_worker worker_id"),
+                                uint(t.span_fields["gpu"], "gpu_worker gpu"))
         job_id = t.field("job_id")
         if job_id is not None:
             check_job_id(job_id, "tracing job_id")
@@ -341,6 +354,13 @@ class _Scanner:
             cur.engine_done.append(done)
             return "records"
         return "informational"
+
+    def _worker_on_gpu(self, worker: int, gpu: int) -> None:
+        """cuzk numbers its workers across every GPU (engine.rs: `global_worker_id`), so a
+        worker drives one GPU for the daemon's life: a second GPU for it is a broken line."""
+        known = self.current.worker_gpu.setdefault(worker, gpu)
+        if known != gpu:
+            raise LineError(f"worker {worker} on gpu {gpu}, but an earlier line of this run put it on gpu {known}")
 
     def _marker_or_bench(self, lineno: int, line: str) -> str:
         for pattern in RUN_MARKERS:

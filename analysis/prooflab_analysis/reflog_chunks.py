@@ -189,6 +189,7 @@ class ChunkScan:
     events: dict[str, np.ndarray] = field(default_factory=dict)  # sorted by line
     cuda: dict[str, np.ndarray] = field(default_factory=dict)  # sorted by line, line order within a line
     prestage: dict[str, np.ndarray] = field(default_factory=dict)
+    worker_spans: dict[str, np.ndarray] = field(default_factory=dict)  # bulk-read gpu_worker spans, by line
 
 
 def _ints(column: tuple[str, ...], absent: str = "-1") -> np.ndarray:
@@ -302,18 +303,57 @@ def _ntt_h(text: str, lines: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarr
                 "value_ms": ints[ok].reshape(-1), "gpu_tid": np.full(n * k, -1, dtype="int64")}
 
 
-def _tracing(raw: bytes) -> np.ndarray:
+# The span engine.rs opens around each GPU call, naming the worker's GPU (reflog.WORKER_SPAN);
+# a worker keeps its GPU, so the scanner needs to see only one line per (worker, gpu) pair.
+_WORKER_SPAN = re.compile(rb"gpu_worker\{(?:worker_id=(\d+) gpu=(\d+)[ }])?")
+
+
+def _tracing(raw: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Which tracing lines are read in bulk, and the (line index, worker, gpu) of the
+    gpu_worker spans among them."""
     ok = np.array(_TRACING.findall(raw.decode("utf-8", errors="replace"))) != ""
     ends = None
+
+    def line_of(pos: int) -> int:  # the line whose end is the first after pos
+        nonlocal ends
+        if ends is None:
+            ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+        return int(np.searchsorted(ends, pos))
+
     for token in TRACING_SLOW:
         needle = token.encode()
         pos = raw.find(needle)
         while pos >= 0:
-            if ends is None:
-                ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
-            ok[np.searchsorted(ends, pos)] = False  # the line whose end is the first after pos
+            ok[line_of(pos)] = False
             pos = raw.find(needle, pos + 1)
-    return ok
+    # gpu_worker spans: the first line of each (worker, gpu) pair of the chunk goes to the
+    # scanner (which maps the worker and checks it against earlier lines), and every line of
+    # a worker named with two GPUs here, and every span it cannot read in bulk.
+    first: dict[tuple[bytes, bytes], int] = {}
+    lines_of: dict[bytes, list[int]] = {}
+    gpus_of: dict[bytes, set[bytes]] = {}
+    span_line, span_worker, span_gpu = [], [], []
+    for m in _WORKER_SPAN.finditer(raw):
+        line = line_of(m.start())
+        if m[1] is None:
+            ok[line] = False
+            continue
+        first.setdefault((m[1], m[2]), line)
+        lines_of.setdefault(m[1], []).append(line)
+        gpus_of.setdefault(m[1], set()).add(m[2])
+        span_line.append(line)
+        span_worker.append(m[1])
+        span_gpu.append(m[2])
+    for line in first.values():
+        ok[line] = False
+    for worker, gpus in gpus_of.items():
+        if len(gpus) > 1:
+            ok[lines_of[worker]] = False
+    spans = {"line": np.asarray(span_line, dtype="int64"),
+             "worker": np.asarray([int(w) for w in span_worker], dtype="int64"),
+             "gpu": np.asarray([int(g) for g in span_gpu], dtype="int64")}
+    keep = ok[spans["line"]] if len(span_line) else np.zeros(0, dtype=bool)  # the bulk-read ones
+    return ok, {k: v[keep] for k, v in spans.items()}
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -380,7 +420,9 @@ def scan_chunk(chunk: bytes | memoryview, first_line: int, fast: bool) -> ChunkS
                 continue
             raw = arr[per_byte == cls].tobytes()  # the class's lines, each with its \n
             if cls == _D:
-                fast_mask[where[_tracing(raw)]] = True
+                ok, spans = _tracing(raw)
+                fast_mask[where[ok]] = True
+                scan.worker_spans = {**spans, "line": numbers[where][spans["line"]]}
                 continue
             text = raw.decode("utf-8", errors="replace")
             if cls == _T:

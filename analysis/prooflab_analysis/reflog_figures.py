@@ -241,12 +241,12 @@ def reference_figures(run: Run, report: IntegrityReport) -> ReferenceFigures:
     labels = job_labels(run)
     known = sorted(set(int(g) for g in run.meta.get("worker_gpu", {}).values()))
     if known:
-        devices, devices_text = len(known), f"{len(known)} device(s) from the GPU worker start lines"
+        devices, devices_text = len(known), f"{len(known)} device(s) from the GPU worker start lines and gpu_worker spans"
     elif run.meta.get("gpus_named"):
         devices = len(run.meta["gpus_named"])
         devices_text = f"{devices} device(s) named by CUZK_TIMING lines; which worker drives which is unknown"
     else:
-        devices, devices_text = 1, "device unknown (no GPU worker start line): estimates assume one device"
+        devices, devices_text = 1, "device unknown (no GPU worker start line or gpu_worker span): estimates assume one device"
     if tl.empty:
         window, window_text = None, "no TIMELINE record: no window"
         busy, kernel_source = pd.DataFrame(columns=["device", "window_s", "gpu_busy", "lock_held_busy",

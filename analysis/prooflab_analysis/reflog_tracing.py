@@ -48,6 +48,7 @@ class TracingLine:
     timestamp: str
     level: str
     span_fields: dict[str, str]  # fields of the enclosing spans (innermost wins)
+    span_names: tuple[str, ...]  # the enclosing spans, outermost first
     target: str
     message: str
     fields: dict[str, str]
@@ -78,8 +79,10 @@ def parse_tracing(line: str) -> TracingLine:
     if m is None:
         raise LineError("starts with a time but is not `<time> <LEVEL> [spans:] <target>: <message> [k=v ...]`")
     span_fields: dict[str, str] = {}
+    names = []
     for span in _SPAN.finditer(m["spans"]):
+        names.append(span.group(1))
         if span.group(2):
             span_fields.update(_fields(span.group(2))[1])
     message, fields = _fields(m["body"] or "")
-    return TracingLine(m["ts"], m["level"], span_fields, m["target"], message, fields)
+    return TracingLine(m["ts"], m["level"], span_fields, tuple(names), m["target"], message, fields)

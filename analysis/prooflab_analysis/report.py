@@ -18,8 +18,8 @@ from matplotlib.figure import Figure
 import numpy as np
 import pandas as pd
 
-from . import (ab_plot, abtest, energy, html_report, integrity, memory_tiers, memory_tiers_plot, metrics, sweep,
-               sweep_plot, waterfall)
+from . import (ab_plot, abtest, devices, energy, html_report, integrity, memory_tiers, memory_tiers_plot, metrics,
+               sweep, sweep_plot, waterfall)
 from .figures import save_figure
 from .loaders import Run, RunFormatError, is_run_dir, load_experiment, load_run
 from .reflog import job_labels, load_reference_log
@@ -346,6 +346,13 @@ def experiment_report_markdown(
             if energy is not None:
                 _save(sweep_plot.sweep_figure(table, name, metric=energy), out_dir / "sweep_energy")
                 parts += ["![sweep, energy per proof](sweep_energy.png)", "", "[SVG](sweep_energy.svg)", ""]
+    if devices.has_device_sweep(runs):
+        table = devices.device_table(runs)
+        table.to_csv(out_dir / "devices.csv", index=False)
+        parts += ["## Devices", "",
+                  "Per cell: s/proof and each device's GPU busy (lock held) and kernel busy (CUPTI) from summary.json, "
+                  "means over the complete repetitions; speedup = s/proof of the one-device cell with the same other "
+                  "axes / this cell's ([CSV](devices.csv)).", "", devices.device_markdown(table), ""]
     if memory_tiers.has_memory_sweep(runs):
         points = memory_tiers.memory_points(runs)
         recommendations = memory_tiers.recommend(points)

@@ -11,7 +11,8 @@ Lanes, top to bottom (a lane group exists only when it has a bar in the time win
   never ended);
 * synthesis, queue wait (GPU_QUEUE..GPU_PICKUP): CPU-side, overlapping intervals packed
   into as few rows as never overlap;
-* per device: one lane per GPU worker with its lock wait (LOCK_WAIT_START..GPU_START),
+* per device (a group per device; "device unknown" for workers whose device the log does
+  not say, as in a reference log without worker start lines): one lane per GPU worker with its lock wait (LOCK_WAIT_START..GPU_START),
   pre-staging (two_lock), the GPU phase (GPU_START..GPU_END, lock held) and inside it the
   sub-stages ntt_h, batch_add, tail_msm (each event ends its sub-stage and carries
   `dur_us`); then the device's CUDA activity from cupti.csv: kernels and copies per stream
@@ -239,8 +240,11 @@ def _cuda_lanes(b: _Builder, dev_rows: pd.DataFrame, dev: int, max_streams: int)
         b.add_bars(b.add_lane(f"dev{dev} sync"), "sync", syncs)
 
 
-def _worker_label(dev: int, worker: int | None, device_kind: str) -> str:
-    return f"dev{dev} w{worker if worker is not None else '?'} {device_kind}"
+UNKNOWN_DEVICE_GROUP = "device unknown"
+
+
+def _worker_label(dev: int | None, worker: int | None, device_kind: str) -> str:
+    return f"dev{dev if dev is not None else '?'} w{worker if worker is not None else '?'} {device_kind}"
 
 
 def waterfall_layout(
@@ -288,14 +292,17 @@ def waterfall_layout(
     per_worker = {f: b.clip(_paired(events, f) if f in PAIRED else _sub_stage(events, SUB_STAGES[f]))
                   for f in WORKER_FAMILIES} if events else {}
     devices = set()
+    unknown_device = False  # worker bars without a device: a reference log that does not say
     for iv in per_worker.values():
         devices |= {int(d) for d in iv["device"].dropna().unique()}
+        unknown_device |= bool(iv["device"].isna().any())
     work = b.clip(work) if not work.empty else work
     if not work.empty:
         devices |= {int(d) for d in work["device"].dropna().unique()}
-    for dev in sorted(devices):
+    for dev in sorted(devices) + [None] * unknown_device:
         first = len(b.lanes)
-        on_dev = {f: iv[iv["device"] == dev] for f, iv in per_worker.items()}
+        on_dev = {f: iv[iv["device"].isna()] if dev is None else iv[iv["device"] == dev]
+                  for f, iv in per_worker.items()}
         workers: set[int | None] = set()
         for iv in on_dev.values():
             workers |= {int(w) for w in iv["worker"].dropna().unique()}
@@ -306,10 +313,10 @@ def waterfall_layout(
             for family in WORKER_FAMILIES:
                 iv = on_dev[family]
                 b.add_bars(lane, family, iv[iv["worker"].isna()] if w is None else iv[iv["worker"] == w])
-        if not work.empty:
+        if not work.empty and dev is not None:
             _cuda_lanes(b, work[work["device"] == dev], dev, max_streams)
         if len(b.lanes) > first:
-            b.groups.append((first, f"device {dev}"))
+            b.groups.append((first, f"device {dev}" if dev is not None else UNKNOWN_DEVICE_GROUP))
 
     if events:
         for family in PACKED_AFTER_GPU:

@@ -41,6 +41,12 @@ std::string excerpt(std::string_view text, std::size_t max_chars) {
          " characters in all)";
 }
 
+ConfigError devices_not_visible(std::uint32_t requested, int visible) {
+  return ConfigError("config key 'devices': " + std::to_string(requested) + " requested, but " +
+                     std::to_string(visible) + " CUDA device(s) are visible (accepted: 1.." +
+                     std::to_string(visible) + ")");
+}
+
 const char* to_string(LockPolicy p) {
   switch (p) {
     case LockPolicy::kSingle: return "single";
@@ -181,6 +187,9 @@ void EngineConfig::validate() const {
   if (count == 0 || concurrency == 0)
     throw ConfigError("config: count (" + std::to_string(count) + ") and concurrency (" +
                       std::to_string(concurrency) + ") must be at least 1");
+  if (devices == 0 || gpu_workers_per_device == 0)
+    throw ConfigError("config: devices (" + std::to_string(devices) + ") and gpu_workers_per_device (" +
+                      std::to_string(gpu_workers_per_device) + ") must be at least 1");
   if (concurrency > count)
     throw ConfigError("config: concurrency (" + std::to_string(concurrency) +
                       ") must not exceed count (" + std::to_string(count) + ")");

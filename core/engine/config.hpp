@@ -68,6 +68,11 @@ struct EngineConfig {
   static std::vector<std::string> keys();
 };
 
+// The error for `devices` above the devices a backend can see, named by key with both counts
+// (the CUDA backend's constructor, and the harness's check of every run of an experiment
+// before the first one starts).
+ConfigError devices_not_visible(std::uint32_t requested, int visible);
+
 // At most max_chars of text for an error message, marked when cut: a message never carries
 // a whole pasted file or a line of binary.
 std::string excerpt(std::string_view text, std::size_t max_chars = 200);

@@ -25,6 +25,7 @@
 #include "core/groth16/setup.hpp"
 #include "core/groth16/verifier.hpp"
 #include "core/parallel/thread_pool.hpp"
+#include "core/trace/device_busy.hpp"
 #include "core/trace/peak_rss.hpp"
 #include "core/trace/percentile.hpp"
 
@@ -170,6 +171,7 @@ class Engine {
       job->proofs.resize(cfg_.partitions);
       job->inputs.resize(cfg_.partitions);
       job->submit_us = tl_.record(Event::kJobSubmit, job->seq);
+      if (!first_submit_us_) first_submit_us_ = job->submit_us;
       for (std::uint32_t p = 0; p < cfg_.partitions; ++p)
         synth_queue_.push_back({job->seq, static_cast<int>(p)});
       jobs_[job->seq] = std::move(job);
@@ -268,12 +270,13 @@ class Engine {
         part = std::move(const_cast<std::unique_ptr<Partition>&>(gpu_queue_.top()));
         gpu_queue_.pop();
         skip = jobs_.at(part->job)->failed;
+        // Recorded under the queue's lock, as GPU_QUEUE is: the TIMELINE then shows the
+        // queue's own order across every device's workers (docs/engine.md, "Devices").
+        part->row.queue_us = tl_.record(Event::kGpuPickup, part->job, part->index, worker, device) - part->queued_at;
       }
       part->row.worker = worker;
       part->row.device = device;
-      const std::int64_t pickup = tl_.record(Event::kGpuPickup, part->job, part->index, worker, device);
       permits_.picked_up();  // after GPU_PICKUP: the TIMELINE never shows more waiting than allowed
-      part->row.queue_us = pickup - part->queued_at;
       if (skip) {
         fail_partition(std::move(part), "", /*skipped=*/true);
         continue;
@@ -423,6 +426,7 @@ class Engine {
         ~EndGuard() {
           const std::int64_t g1 = e.tl_.record(Event::kGpuEnd, job, idx, worker, device);
           row.lock_held_us = g1 - g0;
+          e.gpu_held_.add(device, {g0, g1});
           if (held.owns_lock()) held.unlock();
         }
       } guard{*this, job, idx, worker, device, g0, part.row, held};
@@ -568,6 +572,7 @@ class Engine {
     const std::int64_t end = rep.ok ? tl_.record(Event::kJobDone, seq)
                                     : tl_.record(Event::kJobFailed, seq, -1, -1, -1, "reason=" + sanitize(reason));
     lock.lock();
+    last_end_us_ = std::max(last_end_us_, end);
     rep.wall_s = (end - job.submit_us) / 1e6;
     const std::int64_t first = job.first_synth_us >= 0 ? job.first_synth_us : job.submit_us;
     rep.queue_s = (first - job.submit_us) / 1e6;
@@ -627,6 +632,12 @@ class Engine {
                    {"peak_host_charged_bytes", budget_.peak_charged()},
                    {"host_mem_budget_bytes", budget_.total()},
                    {"partition_footprint_bytes", footprint_}};
+    const std::optional<trace::Span> window =
+        first_submit_us_ ? std::optional<trace::Span>(trace::Span{*first_submit_us_, last_end_us_}) : std::nullopt;
+    out.summary.update(trace::device_busy_summary(gpu_held_.snapshot(), static_cast<int>(cfg_.devices), window,
+                                                  in_.backend.name() == "cuda"
+                                                      ? "CUPTI did not run"
+                                                      : "the " + in_.backend.name() + " backend runs no CUDA kernels"));
     return out;
   }
 
@@ -653,6 +664,11 @@ class Engine {
   bool shutting_down_ = false, interrupted_ = false;
   std::vector<JobReport> reports_;
   std::int64_t start_us_ = 0, end_us_ = 0;
+  // The run window of the busy figures (first JOB_SUBMIT .. last JOB_DONE/JOB_FAILED) and
+  // each device's lock-held spans, recorded whether or not the TIMELINE is written.
+  std::optional<std::int64_t> first_submit_us_;
+  std::int64_t last_end_us_ = 0;
+  trace::DeviceSpans gpu_held_;
   std::optional<std::uint64_t> peak_rss_bytes_;
   std::string peak_rss_scope_;
 

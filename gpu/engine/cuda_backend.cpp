@@ -268,11 +268,12 @@ std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16:
       if (q->empty()) continue;
       void* p = const_cast<curve::G1Affine*>(q->data());
       // Pinning can fail (locked-memory limits); the copies then run from pageable memory.
-      if (cudaHostRegister(p, q->size() * sizeof(curve::G1Affine), cudaHostRegisterDefault) ==
-          cudaSuccess)
-        k->registered.push_back(p);
-      else
-        cudaGetLastError();
+      // Portable: pinned for every device's context, so the second device's registration of
+      // the same vectors finds them registered already and uses them as they are (the device
+      // that registered them unregisters them).
+      const cudaError_t rc = cudaHostRegister(p, q->size() * sizeof(curve::G1Affine), cudaHostRegisterPortable);
+      if (rc == cudaSuccess) k->registered.push_back(p);
+      else cudaGetLastError();
     }  // the reference's 16 GiB card at 2^27: ~38 GiB of queries
     d.key = k;
     return k;
@@ -341,10 +342,7 @@ CudaBackend::CudaBackend(int devices, std::uint64_t vram_limit) {
   }
   if (visible == 0) throw std::runtime_error("backend 'cuda': no usable CUDA device: none visible");
   if (devices < 1 || devices > visible)
-    throw prooflab::engine::ConfigError("config key 'devices': " + std::to_string(devices) +
-                                        " requested, but " + std::to_string(visible) +
-                                        " CUDA device(s) are visible (accepted: 1.." +
-                                        std::to_string(visible) + ")");
+    throw prooflab::engine::devices_not_visible(static_cast<std::uint32_t>(std::max(devices, 0)), visible);
   for (int i = 0; i < devices; ++i) {
     DeviceScope scope(i);
     cudaDeviceProp prop{};

@@ -4,6 +4,7 @@
 #include "gpu/ntt/ntt_kernel.hpp"
 
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "gpu/cuda_check.hpp"
@@ -35,18 +36,30 @@ PassKernel pick(const PassArgs& p) {
   return p.blocks_per_sm == 4 ? ntt_pass_kernel<256, 4, kPaired> : ntt_pass_kernel<256, 3, kPaired>;
 }
 
+// The kernels' opt-in to more than 48 KiB of dynamic shared memory, once per device: the
+// attribute belongs to the function in the current device's context, so a second GPU
+// launching without its own call fails (bitsandbytes-foundation/bitsandbytes#1952 hit the
+// same).
+void allow_large_tiles_on_current_device() {
+  static std::mutex mutex;
+  static std::set<int> done;
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  std::lock_guard lock(mutex);
+  if (done.count(device)) return;
+  for (PassKernel k : {ntt_pass_kernel<256, 3, true>, ntt_pass_kernel<256, 4, true>,
+                       ntt_pass_kernel<kMaxThreads, 1, true>, ntt_pass_kernel<256, 3, false>,
+                       ntt_pass_kernel<256, 4, false>, ntt_pass_kernel<kMaxThreads, 1, false>})
+    check_cuda(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int{32} << kMaxLogBlockElems),
+               "cudaFuncSetAttribute(ntt_pass_kernel, MaxDynamicSharedMemorySize)");
+  done.insert(device);
+}
+
 }  // namespace
 
 void launch_pass(const PassArgs& p, cudaStream_t stream) {
-  static std::once_flag attr_once;
-  std::call_once(attr_once, [&] {
-    for (PassKernel k : {ntt_pass_kernel<256, 3, true>, ntt_pass_kernel<256, 4, true>,
-                         ntt_pass_kernel<kMaxThreads, 1, true>, ntt_pass_kernel<256, 3, false>,
-                         ntt_pass_kernel<256, 4, false>, ntt_pass_kernel<kMaxThreads, 1, false>})
-      check_cuda(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int{32} << kMaxLogBlockElems),
-                 "cudaFuncSetAttribute(ntt_pass_kernel, MaxDynamicSharedMemorySize)");
-  });
+  allow_large_tiles_on_current_device();
   const std::size_t shared = std::size_t{32} << p.log_elems();
   const PassKernel k = p.paired_stages ? pick<true>(p) : pick<false>(p);
   k<<<p.blocks(), p.threads, shared, stream>>>(p);

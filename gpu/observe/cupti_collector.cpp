@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -155,6 +156,17 @@ struct CuptiCollector::Impl {
   std::vector<CuptiRow> scratch;
   std::uint64_t dropped = 0, buffers = 0;
   std::vector<std::string> errors;
+  std::int64_t epoch_ns = 0;
+  std::map<int, std::vector<trace::Span>> kernel_spans_ns;  // KERNEL rows per device, ns on the epoch
+
+  // The scratch rows to cupti.csv, their kernels to kernel_spans_ns.
+  void write_scratch() {
+    for (const CuptiRow& r : scratch)
+      if (std::strcmp(r.kind, "KERNEL") == 0)
+        kernel_spans_ns[r.device].push_back({static_cast<std::int64_t>(r.start_ns) - epoch_ns,
+                                             static_cast<std::int64_t>(r.end_ns) - epoch_ns});
+    csv->append(scratch);
+  }
 
   void start(const fs::path& csv_path, std::int64_t epoch_ns);
   void consume(std::uint8_t* buffer, std::size_t valid);
@@ -320,7 +332,7 @@ void CuptiCollector::Impl::consume(std::uint8_t* buffer, std::size_t valid) {
       errors.push_back("cuptiActivityGetNextRecord: " + api->error(r));
     break;
   }
-  csv->append(scratch);
+  write_scratch();
   ++buffers;
   poll_dropped();
 }
@@ -328,6 +340,7 @@ void CuptiCollector::Impl::consume(std::uint8_t* buffer, std::size_t valid) {
 CuptiCollector::CuptiCollector(fs::path csv_path, std::int64_t epoch_ns, CuptiOptions opts)
     : impl_(std::make_unique<Impl>()) {
   impl_->opts = std::move(opts);
+  impl_->epoch_ns = epoch_ns;
   impl_->start(csv_path, epoch_ns);
 }
 
@@ -357,11 +370,16 @@ void CuptiCollector::stop() {
   c.poll_dropped();
   c.scratch.clear();
   c.converter.finish(monotonic_timestamp(), c.scratch);
-  if (c.csv) c.csv->append(c.scratch);
+  if (c.csv) c.write_scratch();
   c.csv.reset();
   c.stopped = true;
   if (c.dropped > 0)
     c.reason += "; " + std::to_string(c.dropped) + " records dropped (CUPTI found no buffer space)";
+}
+
+std::map<int, std::vector<trace::Span>> CuptiCollector::kernel_spans_ns() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->kernel_spans_ns;
 }
 
 std::uint64_t CuptiCollector::dropped() const {

@@ -9,10 +9,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "core/trace/device_busy.hpp"
 
 namespace prooflab::gpu::observe {
 
@@ -53,6 +56,9 @@ class CuptiCollector {
   // One line for the run's stdout, e.g. "cupti: 2214 rows (KERNEL 2000, ...), 0 dropped".
   std::string summary() const;
   std::uint64_t dropped() const;
+  // The KERNEL rows written so far per device, as ns on the run epoch (summary.json's
+  // kernel busy, core/trace/device_busy.hpp).
+  std::map<int, std::vector<trace::Span>> kernel_spans_ns() const;
 
   struct Impl;  // defined in the .cpp (CUPTI's callbacks reach the active one)
 

@@ -52,6 +52,7 @@ struct NvmlLibrary::Api {
   nvmlReturn_t (*DeviceGetPowerUsage)(nvmlDevice_t, unsigned int*) = nullptr;
   const char* (*ErrorString)(nvmlReturn_t) = nullptr;
   nvmlReturn_t (*DeviceGetName)(nvmlDevice_t, char*, unsigned int) = nullptr;  // optional
+  nvmlReturn_t (*DeviceGetUUID)(nvmlDevice_t, char*, unsigned int) = nullptr;  // optional
   nvmlReturn_t (*DeviceGetTotalEnergyConsumption)(nvmlDevice_t,
                                                   unsigned long long*) = nullptr;  // optional
 };
@@ -83,6 +84,7 @@ std::string NvmlLibrary::open(const std::vector<std::string>& candidates) {
   sym(api->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", true);
   sym(api->ErrorString, "nvmlErrorString", true);
   sym(api->DeviceGetName, "nvmlDeviceGetName", false);
+  sym(api->DeviceGetUUID, "nvmlDeviceGetUUID", false);
   sym(api->DeviceGetTotalEnergyConsumption, "nvmlDeviceGetTotalEnergyConsumption", false);
   api_ = api.release();
   if (!missing.empty()) {
@@ -131,6 +133,12 @@ std::string NvmlLibrary::device_name(Device d) const {
   if (!api_->DeviceGetName || api_->DeviceGetName(dev(d), name, sizeof name) != NVML_SUCCESS)
     return "";
   return name;
+}
+
+std::string NvmlLibrary::device_uuid(Device d) const {
+  char uuid[96] = "";  // NVML_DEVICE_UUID_V2_BUFFER_SIZE is 96
+  if (!api_->DeviceGetUUID || api_->DeviceGetUUID(dev(d), uuid, sizeof uuid) != NVML_SUCCESS) return "";
+  return uuid;
 }
 
 NvmlLibrary::Probe NvmlLibrary::utilization_percent(Device d) const {

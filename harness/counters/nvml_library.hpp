@@ -40,6 +40,10 @@ class NvmlLibrary {
   };
   std::string devices(std::vector<Indexed>& out, std::string* notes) const;
   std::string device_name(Device d) const;  // "" when NVML does not say
+  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", the form gpu::DeviceInfo::uuid gives the same
+  // device from CUDA: NVML's index (PCI order, every GPU) need not be the CUDA ordinal
+  // (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER), the UUID matches them. "" when NVML does not say.
+  std::string device_uuid(Device d) const;
 
   // One query of one device: NVML's return code and the value in the unit named.
   struct Probe {

@@ -42,9 +42,9 @@ SourceStatus NvmlSource::start(std::int64_t) {
     probe(d.clock, "sm_clock", "nvmlDeviceGetClockInfo(SM)", nvml_.sm_clock_mhz(h));
     probe(d.power, "power", "nvmlDeviceGetPowerUsage", nvml_.power_watts(h));
     if (metrics.empty()) continue;
-    const std::string dev_name = nvml_.device_name(h);
+    const std::string dev_name = nvml_.device_name(h), uuid = nvml_.device_uuid(h);
     used += (used.empty() ? "" : ", ") + d.source + (dev_name.empty() ? "" : " " + dev_name) +
-            " (" + metrics + ")";
+            " (" + metrics + (uuid.empty() ? "" : "; " + uuid) + ")";
     devices_.push_back(std::move(d));
   }
   if (devices_.empty()) {

@@ -41,10 +41,15 @@ TEST_F(NvmlFake, ReadsEveryMetricOfEveryDeviceAsItsOwnSource) {
   NvmlSource src = fake();
   const SourceStatus st = src.start(monotonic_ns());
   ASSERT_TRUE(st.used) << st.reason;
-  EXPECT_NE(st.reason.find("nvml0 Fake GPU 0 (gpu_util, gpu_mem_used, sm_clock, power)"),
+  // With each device's UUID, which matches NVML's index to the CUDA ordinal (run.json gpu.devices).
+  EXPECT_NE(st.reason.find("nvml0 Fake GPU 0 (gpu_util, gpu_mem_used, sm_clock, power; "
+                           "GPU-00000000-0000-0000-0000-000000000000)"),
             std::string::npos)
       << st.reason;
-  EXPECT_NE(st.reason.find("nvml1 Fake GPU 1"), std::string::npos) << st.reason;
+  EXPECT_NE(st.reason.find("nvml1 Fake GPU 1 (gpu_util, gpu_mem_used, sm_clock, power; "
+                           "GPU-00000000-0000-0000-0000-000000000001)"),
+            std::string::npos)
+      << st.reason;
   std::vector<Reading> out;
   src.sample(monotonic_ns(), out);
   ASSERT_EQ(out.size(), 8u);

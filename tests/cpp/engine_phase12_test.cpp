@@ -355,17 +355,32 @@ TEST(EarlyFree, LowersThePeakRssByTheABCOfThePartitionsPastTheirGpuPhase) {
                     result.summary["peak_host_charged_bytes"].get<std::uint64_t>(),
                     max_concurrent(rows, "GPU_END", "DEALLOC_START")};
   };
-  const Measured off = measure(false), on = measure(true);
+  // The two runs are compared only on the same schedule: the backlog is a matter of timing
+  // (on a loaded host the finalizer may end a partition's b_g2_msm before the last one
+  // passes its GPU phase: a backlog of 7 instead of 8), and a pair of runs with different
+  // backlogs holds different partitions at its peaks, whatever early_free does. So pairs are
+  // measured until both backlogs agree (at most 5 pairs; on the quiet dev VM the first).
+  Measured off, on;
+  int pairs = 0;
+  do {
+    off = measure(false);
+    on = measure(true);
+    ++pairs;
+  } while (off.backlog != on.backlog && pairs < 5);
+  ASSERT_EQ(off.backlog, on.backlog) << "in " << pairs << " pairs of runs the backlog past the GPU phase never "
+                                     << "matched: the schedule is too irregular on this host to compare peaks";
   const double saved = static_cast<double>(off.peak_rss) - static_cast<double>(on.peak_rss);
   const double expected = static_cast<double>(off.backlog) * static_cast<double>(abc);
-  std::printf("early_free: a+b+c %.2f MiB a partition, backlog %d past the GPU phase; peak RSS %.2f -> %.2f MiB "
+  std::printf("early_free (pair %d): a+b+c %.2f MiB a partition, backlog %d past the GPU phase; peak RSS %.2f -> %.2f MiB "
               "(saved %.2f MiB, expected ~%.2f); charged peak %.2f -> %.2f MiB\n",
-              abc / 1048576.0, off.backlog, off.peak_rss / 1048576.0, on.peak_rss / 1048576.0, saved / 1048576.0,
+              pairs, abc / 1048576.0, off.backlog, off.peak_rss / 1048576.0, on.peak_rss / 1048576.0, saved / 1048576.0,
               expected / 1048576.0, off.peak_charged / 1048576.0, on.peak_charged / 1048576.0);
   ASSERT_GE(off.backlog, 3) << "no backlog formed past the GPU phase: nothing for early_free to save";
-  // The charged peak falls by the a, b, c of all but about one of the backlog.
+  // The charged peak falls by the a, b, c of all but one or two of the backlog: at the "on"
+  // run's peak one or two partitions still hold theirs (in their GPU phase, or staged for it).
+  // Measured: 7 or 6 of the 8 partitions' (21 or 18 MiB), the 6 on a loaded host.
   EXPECT_GE(static_cast<double>(off.peak_charged) - static_cast<double>(on.peak_charged),
-            (off.backlog - 1.5) * static_cast<double>(abc));
+            (off.backlog - 2.5) * static_cast<double>(abc));
   // The RSS peak falls by at least two partitions' a, b, c (well above run-to-run noise) and
   // by no more than the backlog's: measured 11.0 and 19.1 of 24 MiB in two runs (backlog 8,
   // 3 MiB each; charged peak 196.1 -> 175.1 MiB) on the 2-core dev VM: the RSS peak can come

@@ -78,6 +78,7 @@ class Options:
     bench: bool = True  # append cuzk-bench's batch output
     prestage: str | None = None  # Phase 10 lines: prestage_setup=<value> and pre_destructor_ms per GPU call
     worker_lines: bool = True  # "pipeline GPU worker started" lines (worker -> GPU)
+    worker_spans: bool = True  # the gpu_worker{worker_id gpu ...} span on the GPU call's tracing line (worker -> GPU)
     engine_done_lines: bool = True  # the engine's "proof assembled" / "proof completed" lines
     seed: int = 1
 
@@ -158,6 +159,7 @@ def generate_run(log: _Log, t0: int, o: Options, *, daemon_start: bool = True) -
     truth = RunTruth(jobs=[], kinds={}, partitions=[], cuda_events=[],
                      prestage=[], pre_destructor=[], excluded=set(), failed={}, submit={}, done={},
                      worker_gpu={w: d for w, d in workers} if o.worker_lines else {})
+    # (worker_spans adds each worker that makes a GPU call as it makes it: _gpu_call)
     # Submissions: partitioned PoRep jobs, then monolithic WindowPoSt jobs.
     queue: list[Partition] = []
     n_total = o.jobs + o.monolithic_jobs
@@ -236,6 +238,10 @@ def _gpu_call(log: _Log, truth: RunTruth, part: Partition, v: dict[str, int], en
     log.timeline(part.pickup, "GPU_PICKUP", job, detail)
     spans = [("gpu_worker", {"worker_id": w, "gpu": part.device, "job_id": job, "proof_kind": "porep-c2",
                              "batch_size": 1, "partition": f"Some({part.partition})" if part.partition is not None else "None"})]
+    if o.worker_spans:
+        truth.worker_gpu[w] = part.device
+    else:
+        spans = [("gpu_call", {"job_id": job})]  # a span that names no GPU
     log.tracing(part.pickup, "INFO", "cuzk_core::engine", "GPU_TIMING hot_path pre-prove overhead",
                 {"worker_id": w, "partition": f"Some({part.partition})", "status_ms": 0, "fail_check_ms": 0,
                  "mark_busy_ms": 0, "total_overhead_ms": 0}, spans)

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pandas as pd
@@ -93,7 +94,9 @@ def test_every_shipped_experiment_dry_runs(tmp_path: Path, env: dict[str, str]) 
         if file.stem.endswith("-external"):  # an external prover (docs/external-runner.md)
             assert "runner: command" in proc.stdout, file.name
             continue
-        backend = "cuda" if file.stem.endswith("-gpu") else "cpu"
+        backend = tomllib.loads(file.read_text())["base"].get("backend", "cpu")
+        # The file's name says its backend where it ends in -cpu / -gpu.
+        assert backend == {"-cpu": "cpu", "-gpu": "cuda"}.get(file.stem[-4:], backend), file.name
         assert f"backend={backend}" in proc.stdout, file.name
     assert not any(tmp_path.iterdir()), "a dry run must not write anything"
 

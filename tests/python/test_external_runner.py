@@ -381,3 +381,52 @@ def test_bad_runner_key_is_an_error_naming_file_line_and_key(tmp_path: Path) -> 
     line = exp.read_text().splitlines().index("retries = 3") + 1
     assert f"{exp}:{line}: [runner] key 'retries': unknown key" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def _run_medians(exp_dir: Path) -> float:
+    """The median s/proof of an experiment's complete runs, from each run's summary.json."""
+    index = pd.read_csv(exp_dir / "index.csv", dtype=str, keep_default_na=False)
+    values = [json.loads((exp_dir / d / "summary.json").read_text())["s_per_proof"]
+              for d, s in zip(index["run_dir"], index["status"]) if s == "complete"]
+    assert len(values) == len(index)
+    return float(pd.Series(values).median())
+
+
+def test_regress_gates_on_external_runs(tmp_path: Path) -> None:
+    # `regress` reads an external experiment as it reads the engine's: a baseline stored from
+    # one experiment over the stand-in, then the same settings again (no regression) and the
+    # stand-in with twice the partitions per proof (8 instead of 4: the GPU-bound s/proof
+    # about 2x, far past the stored tolerance of 30 %). The stand-in prints model time, so its
+    # STANDIN_TIME_SCALE cannot make it slower; its work per proof can.
+    dirs = {}
+    for name, partitions in (("ext-base", "4"), ("ext-same", "4"), ("ext-slow", "8")):
+        exp = daemon_experiment(tmp_path, name, "baseline = {}", reps=4)
+        exp.write_text(exp.read_text().replace('STANDIN_PARTITIONS = "4"', f'STANDIN_PARTITIONS = "{partitions}"'))
+        proc = run_matrix(exp, tmp_path / "out")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        dirs[name] = tmp_path / "out" / name
+    base = tmp_path / "baseline.json"
+
+    def regress(*args: str) -> subprocess.CompletedProcess:
+        env = dict(os.environ)
+        env.pop("CI", None)
+        return subprocess.run([str(BIN), "regress", "--baseline", str(base), *args], capture_output=True,
+                              text=True, env=env, timeout=300)
+
+    stored = regress("--update", "--reason", "external baseline", str(dirs["ext-base"]))
+    assert stored.returncode == 0, stored.stdout + stored.stderr
+    metric = next(m for m in json.loads(base.read_text())["metrics"] if m["metric"] == "runs.s_per_proof")
+    assert sorted(metric["values"]) == pytest.approx(sorted(
+        json.loads((dirs["ext-base"] / d / "summary.json").read_text())["s_per_proof"]
+        for d in pd.read_csv(dirs["ext-base"] / "index.csv", dtype=str)["run_dir"]))
+
+    verdicts = {}
+    for name in ("ext-same", "ext-slow"):
+        out = tmp_path / f"{name}.json"
+        proc = regress("--metric", "runs.s_per_proof", "--json", str(out), str(dirs[name]))
+        row = json.loads(out.read_text())["rows"][0]
+        assert row["now"] == pytest.approx(_run_medians(dirs[name]), rel=1e-6), row
+        verdicts[name] = (proc.returncode, row["verdict"], row["now"] / _run_medians(dirs["ext-base"]))
+    assert verdicts["ext-same"][0] == 0 and verdicts["ext-same"][1] != "REGRESSION", verdicts
+    assert verdicts["ext-slow"][:2] == (1, "REGRESSION"), verdicts
+    assert 1.6 < verdicts["ext-slow"][2] < 2.4, verdicts  # twice the GPU-bound work per proof

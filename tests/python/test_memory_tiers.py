@@ -14,7 +14,7 @@ from builders import GIB, KNOWN, run_meta, write_memory_experiment, write_run
 from prooflab_analysis import metrics
 from prooflab_analysis.loaders import load_experiment, load_run
 from prooflab_analysis.memory_tiers import (
-    memory_points, pareto_frontier, recommend, recommendations_markdown, round_memory_size,
+    has_memory_sweep, memory_points, pareto_frontier, recommend, recommendations_markdown, round_memory_size,
 )
 from prooflab_analysis.memory_tiers_plot import memory_tiers_figure
 from prooflab_analysis.report import write_report
@@ -41,6 +41,12 @@ def expected_peak(cell: tuple[int, int]) -> float:
 
 def expected_s(cell: tuple[int, int]) -> float:
     return KNOWN["s_per_proof"] * CELLS[cell][0] * float(np.mean(JITTER))
+
+
+def test_a_sweep_that_also_varies_the_devices_gets_no_memory_tiers(runs: pd.DataFrame) -> None:
+    assert has_memory_sweep(runs)
+    assert has_memory_sweep(runs.assign(devices=1))
+    assert not has_memory_sweep(runs.assign(devices=[1 + i % 2 for i in range(len(runs))]))
 
 
 def test_points_per_cell(runs: pd.DataFrame) -> None:

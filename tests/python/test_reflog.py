@@ -45,6 +45,23 @@ def test_every_line_of_a_real_format_log_is_parsed_or_informational() -> None:
     assert all(n > 0 for k, n in shapes.items() if k != "d_a_cache allocated")
 
 
+def test_a_worker_on_two_gpus_in_one_run_is_a_malformed_line() -> None:
+    # engine.rs numbers workers across all GPUs and a worker keeps its GPU, so a gpu_worker span
+    # naming another GPU than the worker's start line is a broken (interleaved) line.
+    text = ("2026-08-20T11:51:28.000001Z  INFO cuzk_core::engine: pipeline GPU worker started worker_id=2 gpu=1 sub_id=0\n"
+            "2026-08-20T11:51:29.000001Z  INFO gpu_worker{worker_id=2 gpu=0 job_id=abc}: cuzk_core::engine: "
+            "GPU_TIMING hot_path pre-prove overhead worker_id=2\n"
+            "2026-08-20T11:51:30.000001Z  INFO gpu_worker{worker_id=3 gpu=1 job_id=abc}: cuzk_core::engine: "
+            "GPU_TIMING hot_path pre-prove overhead worker_id=3\n"
+            "TIMELINE,5,GPU_PICKUP,abc,worker=3,partition=0\n")
+    run = _parse(text)[0]
+    assert run.meta["worker_gpu"] == {2: 1, 3: 1}
+    bad = run.extras["malformed"].to_dict("records")
+    assert [r["line"] for r in bad] == [2]
+    assert "worker 2 on gpu 0, but an earlier line of this run put it on gpu 1" in bad[0]["reason"]
+    assert run.timeline["device"].tolist() == [1]  # worker 3's GPU, from its span
+
+
 def test_the_non_key_value_cuzk_lines_are_informational() -> None:
     text = ("CUZK_TIMING: set pool release threshold to MAX on gpu 1\n"
             "CUZK_TIMING: d_a_cache allocated 4096 MiB on gpu 1\nTIMELINE,5,SYNTH_START,abc,partition=0\n")

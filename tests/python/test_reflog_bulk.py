@@ -92,6 +92,8 @@ LOGS = {
     "failed partition, three GPUs": [Options(fail_partition=True, interleave=True), Options(devices=3, ansi=True)],
     "big": [Options(jobs=12, partitions=10, monolithic_jobs=3, ansi=True, bench=False, seed=3)],
     "no worker lines": [Options(worker_lines=False, engine_done_lines=False, prestage="fallback")],
+    "devices from spans only": [Options(worker_lines=False, devices=2, ansi=True, seed=8),
+                                Options(worker_lines=False, devices=3, workers_per_device=1, seed=9)],
 }
 
 
@@ -195,6 +197,30 @@ BROKEN = [line for line in EDGE_LINES if line.startswith(("TIMELINE,21,", "TIMEL
     "CUZK_TIMING: prestage_setup=maybe"] + [line for line in EDGE_LINES if any(
         mark in line for mark in ("total=-1ms", "odd job_id", "spaced job_id", "long job_id", "empty job_id", "a TIMELINE,",
                                   "bad span value", "partition=0,synth_ms=5"))]
+
+
+def _span_line(t: int, worker: int, gpu: int) -> str:
+    return (f"2026-08-20T11:51:{t:02d}.000001Z  INFO gpu_worker{{worker_id={worker} gpu={gpu} job_id=j{t}}}: "
+            f"cuzk_core::engine: GPU_TIMING hot_path pre-prove overhead worker_id={worker}")
+
+
+@pytest.mark.parametrize("chunk_bytes", [None, 300])
+def test_gpu_worker_spans_map_workers_per_run_and_conflicts_are_reported_alike(tmp_path, monkeypatch, reader, chunk_bytes):
+    # Two runs split by a marker inside one chunk, neither with worker start lines: each learns
+    # its workers from its own spans; a later line putting worker 0 on another GPU is malformed.
+    if chunk_bytes:
+        monkeypatch.setattr(reflog_chunks, "CHUNK_BYTES", chunk_bytes)
+    lines = ["RUN_ID=a", _span_line(1, 0, 1), _span_line(2, 0, 1), _span_line(3, 1, 0), "TIMELINE,5,GPU_PICKUP,j,worker=0",
+             "RUN_ID=b", _span_line(6, 0, 1), _span_line(7, 0, 1), "TIMELINE,8,GPU_PICKUP,k,worker=0",
+             _span_line(9, 0, 1), _span_line(10, 0, 0), _span_line(11, 0, 1), _span_line(12, 0, 0)]
+    path = tmp_path / "spans.log"
+    path.write_text("\n".join(lines) + "\n")
+    bulk, by_line, listed = _all_ways(path)
+    _same(bulk, by_line)
+    _same(by_line, listed)
+    assert [r.meta["worker_gpu"] for r in bulk] == [{0: 1, 1: 0}, {0: 1}]
+    assert list(bulk[1].extras["malformed"]["line"]) == [11, 13]  # each "worker 0 on gpu 0" line of the file
+    assert [r.timeline["device"].tolist() for r in bulk] == [[1], [1]]
 
 
 def test_strict_stops_at_the_same_line(tmp_path, reader):

@@ -173,10 +173,25 @@ def test_prestage_counts_and_pre_destructor_by_kind() -> None:
 
 
 def test_device_unknown_when_the_log_does_not_say() -> None:
-    run, truth, f, _ = _import([Options(worker_lines=False, seed=4)])[0]
+    run, truth, f, _ = _import([Options(worker_lines=False, worker_spans=False, seed=4)])[0]
     assert set(f.gpu_time["device"]) == {"unknown", "all"}
     assert "unknown" in set(f.busy["device"])
     assert "named by CUZK_TIMING lines" in f.devices_text  # 'set pool release threshold ... on gpu N'
+
+
+def test_gpu_worker_spans_alone_attribute_workers_to_devices() -> None:
+    # No worker start lines (a log that begins after the daemon started): the gpu_worker span
+    # on each GPU call's line says which GPU the engine-wide worker number drives.
+    run, truth, f, _ = _import([Options(worker_lines=False, devices=2, workers_per_device=2, seed=7)])[0]
+    assert run.meta["worker_gpu"] == truth.worker_gpu and set(truth.worker_gpu.values()) == {0, 1}
+    assert sorted(truth.worker_gpu) == [0, 1, 2, 3]  # numbered across both GPUs, as cuzk does
+    g = f.gpu_time.set_index(["figure", "device"])
+    for dev in range(2):
+        parts = [p for p in _counted(truth) if p.device == dev]
+        assert g.loc[("gpu_ms (GPU_END)", dev), "n"] == len(parts)
+        assert g.loc[("gpu_ms (GPU_END)", dev), "mean_ms"] == pytest.approx(statistics.mean(p.gpu_ms for p in parts))
+    assert "unknown" not in set(f.busy["device"])
+    assert f.devices == 2 and "gpu_worker spans" in f.devices_text
 
 
 def test_stage_statistics_say_all_lines_and_how_many_calls_are_excluded(imported) -> None:

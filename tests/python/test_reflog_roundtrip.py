@@ -177,6 +177,30 @@ def test_gpu_ms_and_synth_ms_per_partition(roundtrip):
     assert synth.mean() - TRUNCATION_MS < fig.synth["mean_ms"] <= synth.mean() + 1e-9
 
 
+def test_two_devices_workers_numbered_across_gpus_and_attributed_to_theirs(tmp_path: Path):
+    # cuzk numbers GPU workers across all GPUs (engine.rs: global_worker_id, gw per GPU); the
+    # importer must put each worker, and so each GPU call, on the device the native run used.
+    proc = _batch(tmp_path, "two", "--log-format", "cuzk", "--set", "devices=2", "--set", "device_threads=1")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (tmp_path / "daemon.log").write_text(proc.stderr)
+    native = load_run(tmp_path / "runs" / "two")
+    [daemon] = load_reference_log(tmp_path / "daemon.log", strict=True)
+    gw = native.meta["config"]["gpu_workers_per_device"]
+    assert daemon.meta["worker_gpu"] == {d * gw + w: d for d in range(2) for w in range(gw)}
+    jobs = daemon.extras["jobs"].set_index("job")["job_id"]
+    keys = ["job", "partition"]
+    mine = native.timeline[native.timeline["event"] == "GPU_PICKUP"].set_index(keys)[["worker", "device"]]
+    theirs = daemon.timeline[daemon.timeline["event"] == "GPU_PICKUP"]
+    theirs = theirs.assign(job=[int(jobs[j].removeprefix("job-")) for j in theirs["job"]]).set_index(keys)
+    both = mine.join(theirs[["worker", "device"]].add_suffix("_ref"), how="inner")
+    assert len(both) == len(mine) == 4 * 3
+    assert (both["device_ref"] == both["device"]).all()
+    assert (both["worker_ref"] == both["device"] * gw + both["worker"]).all()
+    assert set(both["device"]) == {0, 1}  # both devices worked
+    fig = reference_figures(daemon, integrity.check_run(daemon))
+    assert fig.devices == 2 and "unknown" not in set(fig.busy["device"])
+
+
 def test_an_unknown_log_format_is_refused(tmp_path: Path):
     proc = _batch(tmp_path, "bad", "--log-format", "cuzk2")
     assert proc.returncode != 0

@@ -7,7 +7,9 @@
 * a timed regression's confirmation is an independent second measurement: its own output
   directories and run ids, never the first pass's (a matrix given those would resume the
   complete experiment and re-read it);
-* stored wall-clock figures without the host's CPU model and load are incomparable.
+* stored wall-clock figures without the host's CPU model and load are incomparable;
+* under CI (the variable CI set) stored wall-clock figures are never gated on, even when they
+  were measured on this very host: CI gates timings only interleaved (--against-build).
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ BIN = Path(os.environ.get("PROOFLAB_BIN", ROOT / "build" / "bin" / "prooflab")).
 pytestmark = pytest.mark.skipif(not BIN.exists(), reason=f"{BIN} is missing: build it first")
 
 
-def _run(args: list[str], tmp_path: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+def _run(args: list[str], tmp_path: Path, timeout: float = 600, ci: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PROOFLAB_PARAM_DIR=str(tmp_path / "params"))
     env.pop("PROOFLAB_INJECT_SLOWDOWN", None)
+    env.pop("CI", None)  # the CI system's own variable would change what stored timings mean
+    if ci is not None:
+        env["CI"] = ci
     return subprocess.run([str(BIN), "regress", *args], capture_output=True, text=True, env=env, cwd=ROOT,
                           timeout=timeout)
 
@@ -119,6 +124,38 @@ def test_stored_timings_without_host_conditions_are_incomparable(tmp_path: Path)
     assert proc.returncode == 0, _explain(proc)
     r = json.loads((tmp_path / "r.json").read_text())["rows"][0]
     assert r["verdict"] == "incomparable" and "no CPU model and load" in r["note"], r
+
+
+def _this_host_quiet() -> dict:
+    # What harness/regress_host.cpp records for this host (trace::host_info's cpu_model is
+    # /proc/cpuinfo's "model name"), with a load of 0: the only thing that can make the
+    # stored figures incomparable is then the load now, and CI.
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), "unknown")
+    return {"cpu_model": model, "cores": os.cpu_count(), "load_1m_before": 0.0, "load_1m_after": 0.0}
+
+
+@pytest.mark.parametrize("ci", ["true", "1"])
+def test_under_ci_stored_timings_are_never_gated_on(tmp_path: Path, ci: str) -> None:
+    base = _timed_baseline(tmp_path / "b.json", "total_s", _this_host_quiet())
+    proc = _run(["--baseline", str(base), "--measure", "wallclock", "--json", str(tmp_path / "r.json")], tmp_path,
+                ci=ci)
+    assert proc.returncode == 0, _explain(proc)
+    r = json.loads((tmp_path / "r.json").read_text())["rows"][0]
+    assert r["verdict"] == "incomparable", r
+    assert "under CI" in r["note"] and "--against-build" in r["note"], r
+    assert "CPU model" not in r["note"], r  # same host: the CPU is not why
+
+
+def test_ci_false_is_not_ci(tmp_path: Path) -> None:
+    base = _timed_baseline(tmp_path / "b.json", "total_s", _this_host_quiet())
+    proc = _run(["--baseline", str(base), "--measure", "wallclock", "--json", str(tmp_path / "r.json")], tmp_path,
+                ci="false")
+    assert proc.returncode in (0, 1), _explain(proc)
+    r = json.loads((tmp_path / "r.json").read_text())["rows"][0]
+    assert "under CI" not in r["note"], r
+    # Compared, unless this host is loaded right now (then incomparable because of the load).
+    assert r["verdict"] != "incomparable" or "load" in r["note"], r
 
 
 def test_confirmation_is_an_independent_measurement(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 
+import cuzk_logs
 from builders import (
     REFERENCE_LOG, RICH_GPU, RICH_STREAMS, known_counters, known_cupti, known_timeline, rich_cupti,
     rich_sub_stages, rich_timeline, run_meta, synthetic_timeline, write_run,
@@ -161,6 +162,36 @@ def test_reference_log_keeps_its_job_ids_and_marks_reference_spans(tmp_path: Pat
         assert first_id[:8] in texts and "0" not in texts  # the log's id (unique prefix), not the number 0
     finally:
         plt.close(fig)
+
+
+def _group_lanes(layout) -> dict[str, list[str]]:
+    """Each lane group's lane labels."""
+    starts = [first for first, _ in layout.groups] + [len(layout.lanes)]
+    return {name: layout.lanes[first:nxt] for (first, name), nxt in zip(layout.groups, starts[1:])}
+
+
+def test_a_lane_group_per_device_with_the_workers_the_log_puts_there() -> None:
+    log = cuzk_logs.generate([cuzk_logs.Options(jobs=2, partitions=4, monolithic_jobs=0, devices=2,
+                                                workers_per_device=2, seed=21)])
+    run, truth = parse_reference_log(log.text.splitlines())[0], log.runs[0]
+    groups = _group_lanes(waterfall_layout(run.timeline, device_kind="GPU"))
+    for dev in (0, 1):
+        busy_workers = {p.worker for p in truth.partitions if p.device == dev}
+        assert busy_workers and {w for w, d in truth.worker_gpu.items() if d == dev} >= busy_workers
+        assert groups[f"device {dev}"] == [f"dev{dev} w{w} GPU" for w in sorted(busy_workers)]
+    assert "device unknown" not in groups
+
+
+def test_workers_whose_device_the_log_does_not_say_get_a_device_unknown_group() -> None:
+    log = cuzk_logs.generate([cuzk_logs.Options(jobs=2, partitions=4, monolithic_jobs=0, devices=2, workers_per_device=2,
+                                                worker_lines=False, worker_spans=False, seed=21)])
+    run, truth = parse_reference_log(log.text.splitlines())[0], log.runs[0]
+    layout = waterfall_layout(run.timeline, device_kind="GPU")
+    groups = _group_lanes(layout)
+    assert [name for name in groups if name.startswith("device")] == ["device unknown"]
+    assert groups["device unknown"] == [f"dev? w{w} GPU" for w in sorted({p.worker for p in truth.partitions})]
+    gpu_bars = layout.bars[layout.bars["family"] == "gpu (lock held)"]
+    assert len(gpu_bars) == sum(1 for p in truth.partitions if p.ended)  # none dropped for want of a device
 
 
 def test_run_title_and_cpu_backend_is_not_called_gpu(tmp_path: Path) -> None:

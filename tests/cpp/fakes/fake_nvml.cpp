@@ -178,6 +178,11 @@ int nvmlDeviceGetName(Device* d, char* name, unsigned length) {
   return 0;
 }
 
+int nvmlDeviceGetUUID(Device* d, char* uuid, unsigned length) {
+  std::snprintf(uuid, length, "GPU-00000000-0000-0000-0000-%012u", d->index);
+  return 0;
+}
+
 const char* nvmlErrorString(int rc) {
   switch (rc) {
     case 0:
