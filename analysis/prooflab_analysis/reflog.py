@@ -46,7 +46,7 @@ from .reflog_bench import (
 from .reflog_cuda import NTT_H_PREFIX, STAGE_NAMES, TIMING_PREFIX, parse_cuda
 from .reflog_lines import LineError, check_job_id, uint
 from .reflog_timeline import PREFIX as TIMELINE_PREFIX, parse_timeline
-from .reflog_tracing import looks_like_tracing, parse_tracing, strip_ansi
+from .reflog_tracing import WORKER_SPAN, looks_like_tracing, parse_tracing, strip_ansi
 
 RUN_MARKERS: tuple[re.Pattern[str], ...] = (
     re.compile(r"RUN_ID=(?P<id>\S+)"),
@@ -57,9 +57,6 @@ _EMBEDDED = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:")
 _FRAGMENT = re.compile(r"(?:^|,)(?:worker|partition|kind|synth_ms|gpu_ms)=\w|,monolithic$")
 _DAEMON_START = "cuzk-daemon starting"
 _WORKER_STARTED = ("pipeline GPU worker started", "monolithic GPU worker started")
-# engine.rs wraps each GPU call in `info_span!("gpu_worker", worker_id, gpu, job_id, ...)`, so every
-# line the call logs names its worker's GPU too (a log that starts after the worker start lines).
-WORKER_SPAN = "gpu_worker"
 _ASSEMBLED = "Phase 7: all partitions complete, proof assembled"
 _COMPLETED_PREFIX = "proof completed successfully"
 _SOME = re.compile(r"Some\((\d+)\)")

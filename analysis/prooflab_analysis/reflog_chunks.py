@@ -9,7 +9,10 @@ is certain without them, and reads those in bulk:
 * CUZK_TIMING lines of the duration shapes and `prestage_setup=`, CUZK_NTT_H lines,
   with no negative duration,
 * tracing lines that are informational for certain: well formed, not ERROR, no message
-  the importer reads, no record written into them, every `job_id=` a valid job id.
+  the importer reads, no record written into them, every `job_id=` a valid job id; with
+  the `gpu_worker{worker_id=W gpu=G ...}` spans among them (worker -> GPU), except that the
+  chunk's first line of each (worker, gpu) pair, every line of a worker named there with
+  two GPUs, and every `gpu_worker{` not of that shape go to the line scanner.
 
 Every other line (markers, benchmark output, tracing lines with figures, anything odd or
 malformed) is handed back, decoded, to the line-by-line scanner in file order, so the
@@ -45,7 +48,7 @@ from .loaders import fast_module
 from .reflog_cuda import NTT_H_PREFIX, PRESTAGE_VALUES, TIMING_PREFIX, _NTT_H_KEYS, _TIMING_SHAPES
 from .reflog_lines import _RECORD_WORDS, JOB_ID, JOB_ID_MAX
 from .reflog_timeline import _DETAILS, EVENTS, PREFIX as TIMELINE_PREFIX, PROOF_KINDS
-from .reflog_tracing import _ANSI as _ANSI_TEXT, LEVELS
+from .reflog_tracing import _ANSI as _ANSI_TEXT, LEVELS, WORKER_SPAN
 
 CHUNK_BYTES = 64 << 20
 _ANSI = re.compile(_ANSI_TEXT.pattern.encode())
@@ -127,7 +130,7 @@ def native_tables() -> dict[str, Any]:
         "proof_kinds": list(PROOF_KINDS), "job_id_max": JOB_ID_MAX, "record_words": list(_RECORD_WORDS),
         "durations": [(tid, first, rest[0] if rest else "") for tid, first, *rest in _DURATION_SHAPES],
         "count_key": _COUNT_KEY, "prestage_values": list(PRESTAGE_VALUES), "ntt_h_keys": list(_NTT_H_KEYS),
-        "tracing_levels": _INFO_LEVELS, "tracing_slow": list(TRACING_SLOW),
+        "tracing_levels": _INFO_LEVELS, "tracing_slow": list(TRACING_SLOW), "worker_span": WORKER_SPAN,
     }
 
 
@@ -303,9 +306,10 @@ def _ntt_h(text: str, lines: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarr
                 "value_ms": ints[ok].reshape(-1), "gpu_tid": np.full(n * k, -1, dtype="int64")}
 
 
-# The span engine.rs opens around each GPU call, naming the worker's GPU (reflog.WORKER_SPAN);
+# The span engine.rs opens around each GPU call, naming the worker's GPU (reflog_tracing.WORKER_SPAN);
 # a worker keeps its GPU, so the scanner needs to see only one line per (worker, gpu) pair.
-_WORKER_SPAN = re.compile(rb"gpu_worker\{(?:worker_id=(\d+) gpu=(\d+)[ }])?")
+# Numbers as the line scanner takes them (reflog_lines.uint: at most 18 digits).
+_WORKER_SPAN = re.compile(re.escape(WORKER_SPAN).encode() + rb"\{(?:worker_id=([0-9]{1,18}) gpu=([0-9]{1,18})[ }])?")
 
 
 def _tracing(raw: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -329,29 +333,29 @@ def _tracing(raw: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     # gpu_worker spans: the first line of each (worker, gpu) pair of the chunk goes to the
     # scanner (which maps the worker and checks it against earlier lines), and every line of
     # a worker named with two GPUs here, and every span it cannot read in bulk.
-    first: dict[tuple[bytes, bytes], int] = {}
-    lines_of: dict[bytes, list[int]] = {}
-    gpus_of: dict[bytes, set[bytes]] = {}
+    first: dict[tuple[int, int], int] = {}
+    lines_of: dict[int, list[int]] = {}
+    gpus_of: dict[int, set[int]] = {}
     span_line, span_worker, span_gpu = [], [], []
     for m in _WORKER_SPAN.finditer(raw):
         line = line_of(m.start())
         if m[1] is None:
             ok[line] = False
             continue
-        first.setdefault((m[1], m[2]), line)
-        lines_of.setdefault(m[1], []).append(line)
-        gpus_of.setdefault(m[1], set()).add(m[2])
+        worker, gpu = int(m[1]), int(m[2])  # as numbers: worker_id=01 is worker 1
+        first.setdefault((worker, gpu), line)
+        lines_of.setdefault(worker, []).append(line)
+        gpus_of.setdefault(worker, set()).add(gpu)
         span_line.append(line)
-        span_worker.append(m[1])
-        span_gpu.append(m[2])
+        span_worker.append(worker)
+        span_gpu.append(gpu)
     for line in first.values():
         ok[line] = False
     for worker, gpus in gpus_of.items():
         if len(gpus) > 1:
             ok[lines_of[worker]] = False
     spans = {"line": np.asarray(span_line, dtype="int64"),
-             "worker": np.asarray([int(w) for w in span_worker], dtype="int64"),
-             "gpu": np.asarray([int(g) for g in span_gpu], dtype="int64")}
+             "worker": np.asarray(span_worker, dtype="int64"), "gpu": np.asarray(span_gpu, dtype="int64")}
     keep = ok[spans["line"]] if len(span_line) else np.zeros(0, dtype=bool)  # the bulk-read ones
     return ok, {k: v[keep] for k, v in spans.items()}
 
@@ -372,7 +376,7 @@ _PRESTAGE_NAMES = np.array(PRESTAGE_VALUES, dtype=object)
 def _native_scan(scanner: Any, chunk: bytes | memoryview, first_line: int) -> ChunkScan:
     """ChunkScan from prooflab.ReflogScanner's columns of codes."""
     r = scanner.scan(chunk, first_line)
-    ev, cu, pre = r["events"], r["cuda"], r["prestage"]
+    ev, cu, pre, spans = r["events"], r["cuda"], r["prestage"], r["worker_spans"]
     scan = ChunkScan(first_line=first_line, n_lines=r["n_lines"], slow=r["slow"], fast_lines=r["fast_lines"],
                      fast_records=r["fast_records"])
     if len(ev["line"]):
@@ -384,6 +388,8 @@ def _native_scan(scanner: Any, chunk: bytes | memoryview, first_line: int) -> Ch
         scan.cuda = {"line": cu["line"], "key": keys[cu["key"]], "value_ms": cu["value_ms"], "gpu_tid": cu["gpu_tid"]}
     if len(pre["line"]):
         scan.prestage = {"line": pre["line"], "prestage_setup": _PRESTAGE_NAMES[pre["value"]]}
+    if len(spans["line"]):
+        scan.worker_spans = spans
     return scan
 
 

@@ -237,10 +237,11 @@ ReflogShapes reflog_shapes(const py::kwargs& kw) {
   s.ntt_h_keys = get("ntt_h_keys").cast<std::vector<std::string>>();
   s.tracing_levels = get("tracing_levels").cast<std::vector<std::string>>();
   s.tracing_slow = get("tracing_slow").cast<std::vector<std::string>>();
+  s.worker_span = get("worker_span").cast<std::string>();
   for (const auto& key : kw)
     if (!std::set<std::string>{"timeline_prefix", "timing_prefix", "ntt_h_prefix", "events", "event_items",
                                "proof_kinds", "job_id_max", "record_words", "durations", "count_key",
-                               "prestage_values", "ntt_h_keys", "tracing_levels", "tracing_slow"}
+                               "prestage_values", "ntt_h_keys", "tracing_levels", "tracing_slow", "worker_span"}
              .contains(key.first.cast<std::string>()))
       throw std::invalid_argument("ReflogScanner: unknown table '" + key.first.cast<std::string>() + "'");
   return s;
@@ -264,7 +265,7 @@ py::dict scan_reflog(const ReflogScanner& scanner, const py::buffer& chunk, std:
     py::gil_scoped_release release;
     c = scanner.scan(bytes, first_line);
   }
-  py::dict events, cuda, prestage;
+  py::dict events, cuda, prestage, worker_spans;
   events["line"] = int64_array(std::move(c.ev_line));
   events["offset_ms"] = int64_array(std::move(c.ev_offset_ms));
   events["event"] = int64_array(std::move(c.ev_event));
@@ -279,6 +280,9 @@ py::dict scan_reflog(const ReflogScanner& scanner, const py::buffer& chunk, std:
   cuda["gpu_tid"] = int64_array(std::move(c.cu_gpu_tid));
   prestage["line"] = int64_array(std::move(c.pre_line));
   prestage["value"] = int64_array(std::move(c.pre_value));
+  worker_spans["line"] = int64_array(std::move(c.span_line));
+  worker_spans["worker"] = int64_array(std::move(c.span_worker));
+  worker_spans["gpu"] = int64_array(std::move(c.span_gpu));
   py::list job_ids, slow;
   for (const auto id : c.job_ids) job_ids.append(utf8_replaced(id));
   for (std::size_t k = 0; k < c.slow_line.size(); ++k) {
@@ -293,6 +297,7 @@ py::dict scan_reflog(const ReflogScanner& scanner, const py::buffer& chunk, std:
   out["job_ids"] = job_ids;
   out["cuda"] = cuda;
   out["prestage"] = prestage;
+  out["worker_spans"] = worker_spans;
   out["slow"] = slow;
   return out;
 }
@@ -396,10 +401,11 @@ cuzk daemon log (docs/reference-logs.md, "Speed").)")
            R"(One chunk (whole lines, each ending with a newline; ANSI colour and \r\n allowed)
 whose first line has number first_line: bytes, or a writable buffer, which is normalised in
 place. Returns {"n_lines", "fast_lines",
-"fast_records", "events", "job_ids", "cuda", "prestage", "slow"}: the line numbers read here,
-with the cumulative count of records among them; TIMELINE, CUZK value and prestage columns as
-int64 arrays (codes index events, job_ids, proof_kinds, value_keys, prestage_values; -1 =
-absent); and (line number, text) of every other line, in file order, for the line scanner.)");
+"fast_records", "events", "job_ids", "cuda", "prestage", "worker_spans", "slow"}: the line
+numbers read here, with the cumulative count of records among them; TIMELINE, CUZK value and
+prestage columns as int64 arrays (codes index events, job_ids, proof_kinds, value_keys,
+prestage_values; -1 = absent); the gpu_worker spans of the lines read here (line, worker,
+gpu); and (line number, text) of every other line, in file order, for the line scanner.)");
 
   m.def("export_trace", [](const std::string& run_dir, const std::string& out) {
         const auto file = prooflab::harness::trace_export::export_chrome_trace(run_dir, out);

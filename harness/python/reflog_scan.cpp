@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace prooflab::harness::python {
 namespace {
@@ -102,6 +103,7 @@ ReflogScanner::ReflogScanner(ReflogShapes shapes) : shapes_(std::move(shapes)) {
     throw std::invalid_argument(
         "reflog shapes: events and event_items must be non-empty and of one length");
   if (s.job_id_max == 0) throw std::invalid_argument("reflog shapes: job_id_max must be positive");
+  if (s.worker_span.empty()) throw std::invalid_argument("reflog shapes: worker_span is empty");
   for (std::size_t e = 0; e < s.events.size(); ++e) {
     std::uint64_t allowed = 0;
     for (const auto& set : s.event_items[e]) {
@@ -367,6 +369,72 @@ bool ReflogScanner::tracing_informational(std::string_view s) const {
   }
 }
 
+// Every `<worker_span>{` of the chunk's tracing lines (those the scan below would read as
+// tracing), read as `worker_id=W gpu=G` then a blank or `}` (reflog_chunks `_WORKER_SPAN`),
+// else with worker -1. In text order.
+std::vector<ReflogScanner::Span> ReflogScanner::worker_spans(std::string_view text,
+                                                             std::int64_t first_line) const {
+  std::vector<Span> spans;
+  const std::string needle = shapes_.worker_span + "{";
+  const auto find = [&](std::size_t from) -> std::size_t {
+    if (from >= text.size()) return std::string_view::npos;
+    const void* hit = memmem(text.data() + from, text.size() - from, needle.data(), needle.size());
+    return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - text.data())
+               : std::string_view::npos;
+  };
+  std::int64_t lineno = first_line;  // the line holding `counted`
+  std::size_t counted = 0, line_b = 0, line_e = 0;
+  for (std::size_t at = find(0); at != std::string_view::npos; at = find(at + 1)) {
+    if (at >= line_e) {  // a later line: its number, begin and end
+      lineno += std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
+                           text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+      counted = at;
+      const auto* nl = static_cast<const char*>(memrchr(text.data(), '\n', at));
+      line_b = nl ? static_cast<std::size_t>(nl - text.data()) + 1 : 0;
+      nl = static_cast<const char*>(std::memchr(text.data() + at, '\n', text.size() - at));
+      line_e = nl ? static_cast<std::size_t>(nl - text.data()) : text.size();
+    }
+    const std::string_view line = text.substr(line_b, line_e - line_b);
+    if (!(line.size() > 20 && is_digit(line[0]) && line[10] == 'T')) continue;
+    std::size_t p = at - line_b + needle.size();
+    std::int64_t worker = 0, gpu = 0;
+    const bool read = take(line, p, "worker_id=") && digits(line, p, worker) &&
+                      take(line, p, " gpu=") && digits(line, p, gpu) && p < line.size() &&
+                      (line[p] == ' ' || line[p] == '}');
+    spans.push_back({lineno, read ? worker : -1, read ? gpu : -1});
+  }
+  return spans;
+}
+
+// The span lines the line scanner must see, ascending: every one not read, the first line of
+// each (worker, gpu) pair, and every line of a worker named with two GPUs (reflog_chunks
+// `_tracing`). A worker keeps its GPU, so for the others one line per pair is enough: it maps
+// the worker and checks it against what the run knew before.
+std::vector<std::int64_t> ReflogScanner::span_lines_for_python(const std::vector<Span>& spans) {
+  struct Named {
+    std::int64_t gpu, first_line;
+    bool two_gpus;
+  };
+  std::unordered_map<std::int64_t, Named> workers;
+  for (const auto& s : spans) {
+    if (s.worker < 0) continue;
+    const auto [it, fresh] = workers.try_emplace(s.worker, Named{s.gpu, s.line, false});
+    if (!fresh && it->second.gpu != s.gpu) it->second.two_gpus = true;
+  }
+  std::vector<std::int64_t> lines;
+  for (const auto& s : spans) {
+    if (s.worker < 0) {
+      lines.push_back(s.line);
+      continue;
+    }
+    const Named& w = workers.at(s.worker);
+    if (w.two_gpus || s.line == w.first_line) lines.push_back(s.line);
+  }
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  return lines;
+}
+
 ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line) const {
   ReflogChunk out;
   out.text = std::string_view(chunk.data(), normalise(chunk));
@@ -394,6 +462,9 @@ ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line) 
   for (auto* v : {&out.cu_line, &out.cu_key, &out.cu_value_ms, &out.cu_gpu_tid})
     v->reserve(2 * timings + shapes_.ntt_h_keys.size() * ntts);
   for (auto* v : {&out.pre_line, &out.pre_value}) v->reserve(timings);
+  const std::vector<Span> spans = worker_spans(text, first_line);
+  const std::vector<std::int64_t> to_python = span_lines_for_python(spans);
+  auto next_to_python = to_python.begin();
 
   for (std::size_t b = 0; b < text.size(); ++lineno) {
     const char* nl = static_cast<const char*>(std::memchr(text.data() + b, '\n', text.size() - b));
@@ -407,7 +478,9 @@ ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line) 
     } else if (line.starts_with(ntt)) {
       record = ntt_h(line.substr(ntt.size()), lineno, out);
     } else if (line.size() > 20 && is_digit(line[0]) && line[10] == 'T') {
-      informational = tracing_informational(line);
+      while (next_to_python != to_python.end() && *next_to_python < lineno) ++next_to_python;
+      informational = (next_to_python == to_python.end() || *next_to_python != lineno) &&
+                      tracing_informational(line);
     }
     if (record || informational) {
       records += record;
@@ -420,6 +493,16 @@ ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line) 
     b = e + 1;
   }
   out.n_lines = lineno - first_line;
+  // The spans of the lines read here (the fast lines are ascending, as are the spans' lines).
+  auto fast = out.fast_lines.begin();
+  for (const auto& s : spans) {
+    if (s.worker < 0) continue;
+    fast = std::lower_bound(fast, out.fast_lines.end(), s.line);
+    if (fast == out.fast_lines.end() || *fast != s.line) continue;
+    out.span_line.push_back(s.line);
+    out.span_worker.push_back(s.worker);
+    out.span_gpu.push_back(s.gpu);
+  }
   return out;
 }
 

@@ -9,7 +9,11 @@
 //   * CUZK_TIMING duration lines of supraseal-c2's shapes (no negative duration, a count
 //     without sign) and `prestage_setup=<value>`, CUZK_NTT_H lines,
 //   * tracing lines that are informational for certain (well formed, not ERROR, no message
-//     the importer reads, no record inside, every `job_id=` a valid job id)
+//     the importer reads, no record inside, every `job_id=` a valid job id), with the
+//     `gpu_worker{worker_id=W gpu=G ...}` spans among them as (line, worker, gpu) rows;
+//     of those spans the chunk's first line of each (worker, gpu) pair, every line of a
+//     worker named with two GPUs in the chunk, and every `gpu_worker{` not read so, go to
+//     the line scanner, which maps the worker and checks it against the run
 // become rows; every other line goes back as text to the Python line scanner, which
 // defines what it means and names it in errors. So this scanner never decides that a line
 // is malformed, and the importer gives the same runs with it or without it
@@ -57,6 +61,7 @@ struct ReflogShapes {
   std::vector<std::string> ntt_h_keys;      // printed as key=Nms, in this order
   std::vector<std::string> tracing_levels;  // levels of lines that may be informational
   std::vector<std::string> tracing_slow;    // substrings that send a tracing line to Python
+  std::string worker_span;  // "gpu_worker": the span naming a worker's GPU, {worker_id=W gpu=G ...}
 };
 
 // Rows of one chunk. Absent integers are -1, absent codes -1.
@@ -77,6 +82,8 @@ struct ReflogChunk {
   std::vector<std::int64_t> cu_line, cu_key, cu_value_ms, cu_gpu_tid;
   // prestage_setup: value = index into ReflogShapes::prestage_values.
   std::vector<std::int64_t> pre_line, pre_value;
+  // gpu_worker spans of the lines read here, in line order and within a line in text order.
+  std::vector<std::int64_t> span_line, span_worker, span_gpu;
 
   std::vector<std::int64_t> slow_line;  // the lines left to Python, in file order
   std::vector<std::pair<std::size_t, std::size_t>> slow_span;  // [begin, end) in text
@@ -102,6 +109,11 @@ class ReflogScanner {
   bool cuda(std::string_view body, std::int64_t lineno, ReflogChunk& out) const;
   bool ntt_h(std::string_view body, std::int64_t lineno, ReflogChunk& out) const;
   bool tracing_informational(std::string_view line) const;
+  struct Span {
+    std::int64_t line, worker, gpu;  // worker -1: a `gpu_worker{` not read as worker_id=W gpu=G
+  };
+  std::vector<Span> worker_spans(std::string_view text, std::int64_t first_line) const;
+  static std::vector<std::int64_t> span_lines_for_python(const std::vector<Span>& spans);
   bool job_id_at(std::string_view text, std::size_t at, std::size_t& end) const;
   bool has_record_word(std::string_view text) const;
 

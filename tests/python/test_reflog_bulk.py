@@ -23,6 +23,7 @@ from prooflab_analysis import integrity, loaders, reflog_chunks
 from prooflab_analysis.loaders import RunFormatError
 from prooflab_analysis.reflog import load_reference_log, parse_reference_log
 from prooflab_analysis.reflog_figures import reference_figures
+from prooflab_analysis.reflog_tracing import WORKER_SPAN, looks_like_tracing, parse_tracing, strip_ansi
 
 NATIVE = load_module()
 
@@ -330,6 +331,23 @@ SCANNER_EDGE_LINES: list[bytes] = [s.encode() if isinstance(s, str) else s for s
     "\x1b[mTIMELINE,52,SYNTH_START,job-6,partition=4\x1b[",
     "TIMELINE,53,SYNTH_START,job-6,partition=5\r\rTIMELINE,54,SYNTH_START,job-6,partition=6\r",
     "\x1b[2m2026-08-20T11:00:02.000001Z\x1b[0m \x1b[31mERROR\x1b[0m t: proof failed job_id=job-6",
+    # gpu_worker spans: read (twice each, so that one line of the pair is read in bulk), with
+    # leading zeros (one worker, one GPU), ended by `}`, on an ERROR line first; not read (19
+    # digits, other field order, no gpu, a letter after the number); two in one line.
+    "2026-08-20T11:00:03.1Z  INFO gpu_worker{worker_id=7 gpu=1 job_id=job-7}: t: call",
+    "2026-08-20T11:00:03.2Z  INFO gpu_worker{worker_id=07 gpu=01 job_id=job-7}: t: call",
+    "2026-08-20T11:00:03.3Z  INFO gpu_worker{worker_id=7 gpu=1 job_id=job-7}: t: call",
+    "2026-08-20T11:00:03.4Z  INFO gpu_worker{worker_id=9 gpu=2}: t: call",
+    "2026-08-20T11:00:03.5Z  INFO gpu_worker{worker_id=9 gpu=2}: t: call",
+    "2026-08-20T11:00:03.6Z ERROR gpu_worker{worker_id=10 gpu=3 job_id=job-8}: t: call failed",
+    "2026-08-20T11:00:03.7Z  INFO gpu_worker{worker_id=10 gpu=3 job_id=job-8}: t: call",
+    "2026-08-20T11:00:03.8Z  INFO gpu_worker{worker_id=1234567890123456789 gpu=0}: t: call",
+    "2026-08-20T11:00:03.9Z  INFO gpu_worker{worker_id=1234567890123456789 gpu=0}: t: call",
+    "2026-08-20T11:00:04.1Z  INFO gpu_worker{gpu=1 worker_id=11}: t: call",
+    "2026-08-20T11:00:04.2Z  INFO gpu_worker{worker_id=11}: t: call",
+    "2026-08-20T11:00:04.3Z  INFO gpu_worker{worker_id=11 gpu=1x}: t: call",
+    "2026-08-20T11:00:04.4Z  INFO gpu_worker{worker_id=12 gpu=0}:gpu_worker{worker_id=12 gpu=1}: t: call",
+    "2026-08-20T11:00:04.5Z  INFO gpu_worker{worker_id=12 gpu=1}: t: call",
 ]]
 
 
@@ -355,6 +373,62 @@ def test_bulk_and_line_by_line_agree_on_scanner_edge_lines(tmp_path, monkeypatch
     assert len(bulk[0].timeline) == 10
     assert len(bulk[0].extras["cuzk_timing"]) == 16
     assert bulk[0].extras["prestage"]["prestage_setup"].tolist() == ["skip_vram", "fallback"]
+    # Workers from the start line (4) and the spans: 7 (with and without leading zeros), 9, 10 (its
+    # ERROR line), 11 (fields in the other order: read by the line scanner only), 12 (the inner
+    # of two spans); the 19-digit worker and `gpu=1x` are malformed, on each of their lines.
+    assert bulk[0].meta["worker_gpu"] == {4: 2, 7: 1, 9: 2, 10: 3, 11: 1, 12: 1}
+    malformed = bulk[0].extras["malformed"]
+    assert sum("1234567890123456789 gpu=0" in text for text in malformed["text"]) == 2
+    assert sum("gpu=1x" in text for text in malformed["text"]) == 1
+
+
+def _spans_by_line_scanner(text: str) -> list[tuple[int, int, int]]:
+    """(line, worker, gpu) of each line whose spans name a worker's GPU, as the line scanner reads it."""
+    out = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        line = strip_ansi(line)
+        if WORKER_SPAN in line and looks_like_tracing(line):
+            t = parse_tracing(line)
+            if WORKER_SPAN in t.span_names and "gpu" in t.span_fields:
+                out.append((lineno, int(t.span_fields["worker_id"]), int(t.span_fields["gpu"])))
+    return out
+
+
+@pytest.mark.parametrize("chunk_bytes", [None, 16384])
+def test_compiled_spans_are_the_line_scanners_on_two_gpus(tmp_path, monkeypatch, chunk_bytes):
+    # A two-GPU log without worker start lines: the workers' GPUs come from the spans alone.
+    scanner = _compiled_scanner()
+    monkeypatch.setattr(reflog_chunks, "native_scanner", lambda: scanner)
+    if chunk_bytes:
+        monkeypatch.setattr(reflog_chunks, "CHUNK_BYTES", chunk_bytes)
+    log = generate([Options(worker_lines=False, devices=2, ansi=True, jobs=12, partitions=10, seed=4)])
+    path = tmp_path / "two-gpus.log"
+    path.write_text(log.text)
+    expected = _spans_by_line_scanner(log.text)
+    bulk_rows, slow_lines, first_line, firsts = [], set(), 1, set()
+    with path.open("rb") as fh:
+        for piece in reflog_chunks.read_chunks(fh, chunk_bytes):
+            scan = reflog_chunks._native_scan(scanner, piece, first_line)
+            spans = scan.worker_spans
+            if spans:
+                bulk_rows += zip(spans["line"].tolist(), spans["worker"].tolist(), spans["gpu"].tolist())
+            slow_lines |= {lineno for lineno, _ in scan.slow}
+            pairs: dict[tuple[int, int], int] = {}  # the chunk's first line of each (worker, gpu)
+            for lineno, worker, gpu in expected:
+                if first_line <= lineno < first_line + scan.n_lines:
+                    pairs.setdefault((worker, gpu), lineno)
+            firsts |= set(pairs.values())
+            first_line += scan.n_lines
+    # Each span line read in bulk is read as the line scanner reads it; the line scanner got the
+    # chunk's first line of each pair (every worker keeps its GPU here), and no other.
+    assert bulk_rows == [row for row in expected if row[0] not in slow_lines]
+    assert {lineno for lineno, _, _ in expected} - {lineno for lineno, _, _ in bulk_rows} == firsts
+    assert {gpu for _, _, gpu in bulk_rows} == {0, 1}
+    truth = log.runs[0].worker_gpu
+    assert set(truth.values()) == {0, 1}
+    for line_scanner in (False, True):
+        run = load_reference_log(path, bulk=not line_scanner)[0]
+        assert run.meta["worker_gpu"] == truth
 
 
 def _columns(part: dict[str, np.ndarray]) -> dict[str, list]:
@@ -380,7 +454,7 @@ def test_compiled_and_numpy_read_the_same_lines(tmp_path, monkeypatch, name):
     assert compiled.fast_lines.tolist() == numpy_scan.fast_lines.tolist()
     assert compiled.fast_records.tolist() == numpy_scan.fast_records.tolist()
     assert compiled.slow == numpy_scan.slow
-    for part in ("events", "cuda", "prestage"):
+    for part in ("events", "cuda", "prestage", "worker_spans"):
         assert _columns(getattr(compiled, part)) == _columns(getattr(numpy_scan, part)), part
     assert len(compiled.fast_lines) > 0 and len(compiled.slow) > 0
 
@@ -403,6 +477,7 @@ def test_the_compiled_scanner_is_off_with_the_fast_loaders(monkeypatch):
     ({"job_id_max": 0}, "job_id_max"),
     ({"durations": [(False, "", "")]}, "duration key"),
     ({"timing_prefix": ""}, "prefix"),
+    ({"worker_span": ""}, "worker_span is empty"),
     ({"colour": True}, "unknown table 'colour'"),
 ])
 def test_the_compiled_scanner_refuses_bad_tables(change, message):
