@@ -213,7 +213,7 @@ class _Scanner:
                 piece = bytes(piece)
             cut_at = len(piece) if terminated else piece.rfind(b"\n") + 1
             if cut_at:
-                scan = scan_chunk(piece[:cut_at], lineno + 1, fast)
+                scan = scan_chunk(piece[:cut_at], lineno + 1, fast, self._named_workers())
                 self._apply(scan)
                 lineno += scan.n_lines
             if not terminated:  # the last line of the file, with no end of line
@@ -224,6 +224,15 @@ class _Scanner:
                     lineno += 1
                     self._feed_text(lineno, text.decode("utf-8", errors="replace"), cut=k == len(tail) - 1)
         self.total_lines = lineno
+
+    def _named_workers(self) -> dict[int, int]:
+        """The GPU of every worker that a run so far put on one, -1 where runs differ."""
+        named: dict[int, int] = {}
+        for section in self.sections:
+            for worker, gpu in section.worker_gpu.items():
+                if named.setdefault(worker, gpu) != gpu:
+                    named[worker] = -1
+        return named
 
     def _apply(self, scan: ChunkScan) -> None:
         """The chunk's lines in file order: runs of bulk-read lines go to the section current at
@@ -268,9 +277,8 @@ class _Scanner:
                     rows.add_batch({name: column[a:b] for name, column in batch.items()})
         spans = scan.worker_spans
         if spans and len(spans["line"]):
-            # Workers of this run named by bulk-read spans. The chunk's first line of each pair,
-            # and every line of a worker it names with two GPUs, went through the line scanner
-            # (reflog_chunks._tracing sends them), which checks them against what the run knew.
+            # Workers of this run named by bulk-read spans: each names its worker's only GPU in
+            # the file so far (reflog_chunks._tracing sends the line scanner every other span).
             a, b = np.searchsorted(spans["line"], [first, last + 1])
             for worker, gpu in set(zip(spans["worker"][a:b].tolist(), spans["gpu"][a:b].tolist())):
                 cur.worker_gpu.setdefault(worker, gpu)

@@ -11,8 +11,9 @@ is certain without them, and reads those in bulk:
 * tracing lines that are informational for certain: well formed, not ERROR, no message
   the importer reads, no record written into them, every `job_id=` a valid job id; with
   the `gpu_worker{worker_id=W gpu=G ...}` spans among them (worker -> GPU), except that the
-  chunk's first line of each (worker, gpu) pair, every line of a worker named there with
-  two GPUs, and every `gpu_worker{` not of that shape go to the line scanner.
+  chunk's first line of each (worker, gpu) pair, every `gpu_worker{` not of that shape, and
+  every line of a worker named there with two GPUs, or with another GPU than earlier in the
+  file, or in a chunk with a worker start line, go to the line scanner (`_tracing`).
 
 Every other line (markers, benchmark output, tracing lines with figures, anything odd or
 malformed) is handed back, decoded, to the line-by-line scanner in file order, so the
@@ -113,9 +114,12 @@ _TRACING = re.compile(
     rf"(?: {_BODY})?\n|[^\n]*\n)",
     re.ASCII,
 )
+# The worker start lines ("pipeline GPU worker started worker_id=W gpu=G", reflog.py) name a
+# worker's GPU as the spans do: a chunk with one leaves every span line to the scanner.
+WORKER_STARTED = "GPU worker started"
 # Substrings that make a tracing line one the scanner must see: a message it reads, or a
 # record written into the line.
-TRACING_SLOW = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:", "cuzk-daemon starting", "GPU worker started",
+TRACING_SLOW = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:", "cuzk-daemon starting", WORKER_STARTED,
                 "Phase 7: all partitions complete, proof assembled", "proof completed successfully")
 
 _T, _C, _NH, _D = 1, 2, 3, 4
@@ -131,6 +135,7 @@ def native_tables() -> dict[str, Any]:
         "durations": [(tid, first, rest[0] if rest else "") for tid, first, *rest in _DURATION_SHAPES],
         "count_key": _COUNT_KEY, "prestage_values": list(PRESTAGE_VALUES), "ntt_h_keys": list(_NTT_H_KEYS),
         "tracing_levels": _INFO_LEVELS, "tracing_slow": list(TRACING_SLOW), "worker_span": WORKER_SPAN,
+        "worker_started": WORKER_STARTED,
     }
 
 
@@ -312,9 +317,10 @@ def _ntt_h(text: str, lines: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarr
 _WORKER_SPAN = re.compile(re.escape(WORKER_SPAN).encode() + rb"\{(?:worker_id=([0-9]{1,18}) gpu=([0-9]{1,18})[ }])?")
 
 
-def _tracing(raw: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _tracing(raw: bytes, named: dict[int, int], started: bool) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Which tracing lines are read in bulk, and the (line index, worker, gpu) of the
-    gpu_worker spans among them."""
+    gpu_worker spans among them. `named`: the GPU each worker was put on earlier in the file
+    (-1: several), `started`: the chunk has a worker start line."""
     ok = np.array(_TRACING.findall(raw.decode("utf-8", errors="replace"))) != ""
     ends = None
 
@@ -331,8 +337,11 @@ def _tracing(raw: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
             ok[line_of(pos)] = False
             pos = raw.find(needle, pos + 1)
     # gpu_worker spans: the first line of each (worker, gpu) pair of the chunk goes to the
-    # scanner (which maps the worker and checks it against earlier lines), and every line of
-    # a worker named with two GPUs here, and every span it cannot read in bulk.
+    # scanner (which maps the worker in its run), and every span it cannot read in bulk. A
+    # worker keeps its GPU; every line of a worker that may break that goes to the scanner too,
+    # which checks each against its run: one named here with two GPUs, or with another than
+    # earlier in the file, or in a chunk with a worker start line (read only by the scanner).
+    # So a span read in bulk never conflicts with what its run knows, before or after it.
     first: dict[tuple[int, int], int] = {}
     lines_of: dict[int, list[int]] = {}
     gpus_of: dict[int, set[int]] = {}
@@ -352,7 +361,7 @@ def _tracing(raw: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     for line in first.values():
         ok[line] = False
     for worker, gpus in gpus_of.items():
-        if len(gpus) > 1:
+        if started or len(gpus) > 1 or named.get(worker, next(iter(gpus))) not in gpus:
             ok[lines_of[worker]] = False
     spans = {"line": np.asarray(span_line, dtype="int64"),
              "worker": np.asarray(span_worker, dtype="int64"), "gpu": np.asarray(span_gpu, dtype="int64")}
@@ -373,9 +382,9 @@ _KIND_NAMES = np.array(list(PROOF_KINDS) + [""], dtype=object)  # code -1: no ki
 _PRESTAGE_NAMES = np.array(PRESTAGE_VALUES, dtype=object)
 
 
-def _native_scan(scanner: Any, chunk: bytes | memoryview, first_line: int) -> ChunkScan:
+def _native_scan(scanner: Any, chunk: bytes | memoryview, first_line: int, named: dict[int, int]) -> ChunkScan:
     """ChunkScan from prooflab.ReflogScanner's columns of codes."""
-    r = scanner.scan(chunk, first_line)
+    r = scanner.scan(chunk, first_line, named)
     ev, cu, pre, spans = r["events"], r["cuda"], r["prestage"], r["worker_spans"]
     scan = ChunkScan(first_line=first_line, n_lines=r["n_lines"], slow=r["slow"], fast_lines=r["fast_lines"],
                      fast_records=r["fast_records"])
@@ -393,13 +402,16 @@ def _native_scan(scanner: Any, chunk: bytes | memoryview, first_line: int) -> Ch
     return scan
 
 
-def scan_chunk(chunk: bytes | memoryview, first_line: int, fast: bool) -> ChunkScan:
+def scan_chunk(chunk: bytes | memoryview, first_line: int, fast: bool, named: dict[int, int] | None = None) -> ChunkScan:
     """`chunk`: whole lines as read, every one ending with `\\n`; its first line has number
     `first_line`. `fast`: lines of the common shapes read here (compiled when the module is
-    there; a writable chunk is then normalised in place), else every line handed back."""
+    there; a writable chunk is then normalised in place), else every line handed back.
+    `named`: worker -> GPU of the workers the runs before the chunk put on a GPU (-1 where
+    they differ), which decides the span lines the scanner must check."""
+    named = named or {}
     scanner = native_scanner() if fast else None
     if scanner is not None:
-        return _native_scan(scanner, chunk, first_line)
+        return _native_scan(scanner, chunk, first_line, named)
     chunk = normalise(bytes(chunk))
     arr = np.frombuffer(chunk, dtype=np.uint8)
     ends = np.flatnonzero(arr == 10)
@@ -426,7 +438,7 @@ def scan_chunk(chunk: bytes | memoryview, first_line: int, fast: bool) -> ChunkS
                 continue
             raw = arr[per_byte == cls].tobytes()  # the class's lines, each with its \n
             if cls == _D:
-                ok, spans = _tracing(raw)
+                ok, spans = _tracing(raw, named, WORKER_STARTED.encode() in chunk)
                 fast_mask[where[ok]] = True
                 scan.worker_spans = {**spans, "line": numbers[where][spans["line"]]}
                 continue

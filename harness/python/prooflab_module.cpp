@@ -238,10 +238,11 @@ ReflogShapes reflog_shapes(const py::kwargs& kw) {
   s.tracing_levels = get("tracing_levels").cast<std::vector<std::string>>();
   s.tracing_slow = get("tracing_slow").cast<std::vector<std::string>>();
   s.worker_span = get("worker_span").cast<std::string>();
+  s.worker_started = get("worker_started").cast<std::string>();
   for (const auto& key : kw)
     if (!std::set<std::string>{"timeline_prefix", "timing_prefix", "ntt_h_prefix", "events", "event_items",
                                "proof_kinds", "job_id_max", "record_words", "durations", "count_key",
-                               "prestage_values", "ntt_h_keys", "tracing_levels", "tracing_slow", "worker_span"}
+                               "prestage_values", "ntt_h_keys", "tracing_levels", "tracing_slow", "worker_span", "worker_started"}
              .contains(key.first.cast<std::string>()))
       throw std::invalid_argument("ReflogScanner: unknown table '" + key.first.cast<std::string>() + "'");
   return s;
@@ -249,7 +250,8 @@ ReflogShapes reflog_shapes(const py::kwargs& kw) {
 
 // `chunk`: bytes, or a writable buffer (a memoryview of the importer's bytearray), which is
 // normalised in place; read-only bytes are copied first.
-py::dict scan_reflog(const ReflogScanner& scanner, const py::buffer& chunk, std::int64_t first_line) {
+py::dict scan_reflog(const ReflogScanner& scanner, const py::buffer& chunk, std::int64_t first_line,
+                     const ReflogScanner::NamedWorkers& named) {
   const py::buffer_info info = chunk.request();
   if (info.ndim != 1 || info.itemsize != 1 || (info.shape[0] > 1 && info.strides[0] != 1))
     throw std::invalid_argument("ReflogScanner.scan: the chunk must be contiguous bytes");
@@ -263,7 +265,7 @@ py::dict scan_reflog(const ReflogScanner& scanner, const py::buffer& chunk, std:
   ReflogChunk c;
   {
     py::gil_scoped_release release;
-    c = scanner.scan(bytes, first_line);
+    c = scanner.scan(bytes, first_line, named);
   }
   py::dict events, cuda, prestage, worker_spans;
   events["line"] = int64_array(std::move(c.ev_line));
@@ -397,10 +399,10 @@ cuzk daemon log (docs/reference-logs.md, "Speed").)")
       .def(py::init([](const py::kwargs& kw) { return hp::ReflogScanner(hp::reflog_shapes(kw)); }))
       .def_property_readonly("value_keys", &hp::ReflogScanner::value_keys,
                              "The CUZK key of each value code that scan() returns")
-      .def("scan", &hp::scan_reflog, py::arg("chunk"), py::arg("first_line"),
+      .def("scan", &hp::scan_reflog, py::arg("chunk"), py::arg("first_line"), py::arg("named"),
            R"(One chunk (whole lines, each ending with a newline; ANSI colour and \r\n allowed)
 whose first line has number first_line: bytes, or a writable buffer, which is normalised in
-place. Returns {"n_lines", "fast_lines",
+place; named: {worker: gpu} of the workers the file put on a GPU before it (-1: several). Returns {"n_lines", "fast_lines",
 "fast_records", "events", "job_ids", "cuda", "prestage", "worker_spans", "slow"}: the line
 numbers read here, with the cumulative count of records among them; TIMELINE, CUZK value and
 prestage columns as int64 arrays (codes index events, job_ids, proof_kinds, value_keys,

@@ -103,7 +103,8 @@ ReflogScanner::ReflogScanner(ReflogShapes shapes) : shapes_(std::move(shapes)) {
     throw std::invalid_argument(
         "reflog shapes: events and event_items must be non-empty and of one length");
   if (s.job_id_max == 0) throw std::invalid_argument("reflog shapes: job_id_max must be positive");
-  if (s.worker_span.empty()) throw std::invalid_argument("reflog shapes: worker_span is empty");
+  if (s.worker_span.empty() || s.worker_started.empty())
+    throw std::invalid_argument("reflog shapes: worker_span or worker_started is empty");
   for (std::size_t e = 0; e < s.events.size(); ++e) {
     std::uint64_t allowed = 0;
     for (const auto& set : s.event_items[e]) {
@@ -406,20 +407,27 @@ std::vector<ReflogScanner::Span> ReflogScanner::worker_spans(std::string_view te
   return spans;
 }
 
-// The span lines the line scanner must see, ascending: every one not read, the first line of
-// each (worker, gpu) pair, and every line of a worker named with two GPUs (reflog_chunks
-// `_tracing`). A worker keeps its GPU, so for the others one line per pair is enough: it maps
-// the worker and checks it against what the run knew before.
-std::vector<std::int64_t> ReflogScanner::span_lines_for_python(const std::vector<Span>& spans) {
+// The span lines the line scanner must see, ascending (reflog_chunks `_tracing`): every one
+// not read, the first line of each (worker, gpu) pair (it maps the worker in its run), and
+// every line of a worker that may break "a worker keeps its GPU", which it checks one by one:
+// one named here with two GPUs, or with another than `named` (earlier in the file; -1:
+// several), or every worker when the chunk has a worker start line (`started`).
+std::vector<std::int64_t> ReflogScanner::span_lines_for_python(const std::vector<Span>& spans,
+                                                               const NamedWorkers& named,
+                                                               bool started) {
   struct Named {
     std::int64_t gpu, first_line;
-    bool two_gpus;
+    bool two_gpus;  // or another reason to send all its lines
   };
   std::unordered_map<std::int64_t, Named> workers;
   for (const auto& s : spans) {
     if (s.worker < 0) continue;
     const auto [it, fresh] = workers.try_emplace(s.worker, Named{s.gpu, s.line, false});
     if (!fresh && it->second.gpu != s.gpu) it->second.two_gpus = true;
+  }
+  for (auto& [worker, w] : workers) {
+    const auto before = named.find(worker);
+    if (started || (before != named.end() && before->second != w.gpu)) w.two_gpus = true;
   }
   std::vector<std::int64_t> lines;
   for (const auto& s : spans) {
@@ -435,7 +443,8 @@ std::vector<std::int64_t> ReflogScanner::span_lines_for_python(const std::vector
   return lines;
 }
 
-ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line) const {
+ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line,
+                                const NamedWorkers& named) const {
   ReflogChunk out;
   out.text = std::string_view(chunk.data(), normalise(chunk));
   const std::string_view text = out.text;
@@ -463,7 +472,9 @@ ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line) 
     v->reserve(2 * timings + shapes_.ntt_h_keys.size() * ntts);
   for (auto* v : {&out.pre_line, &out.pre_value}) v->reserve(timings);
   const std::vector<Span> spans = worker_spans(text, first_line);
-  const std::vector<std::int64_t> to_python = span_lines_for_python(spans);
+  const bool started = memmem(text.data(), text.size(), shapes_.worker_started.data(),
+                              shapes_.worker_started.size()) != nullptr;
+  const std::vector<std::int64_t> to_python = span_lines_for_python(spans, named, started);
   auto next_to_python = to_python.begin();
 
   for (std::size_t b = 0; b < text.size(); ++lineno) {

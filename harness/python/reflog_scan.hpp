@@ -12,8 +12,9 @@
 //     the importer reads, no record inside, every `job_id=` a valid job id), with the
 //     `gpu_worker{worker_id=W gpu=G ...}` spans among them as (line, worker, gpu) rows;
 //     of those spans the chunk's first line of each (worker, gpu) pair, every line of a
-//     worker named with two GPUs in the chunk, and every `gpu_worker{` not read so, go to
-//     the line scanner, which maps the worker and checks it against the run
+//     worker named with two GPUs in the chunk or with another GPU than earlier in the file
+//     (or of every worker, in a chunk with a worker start line), and every `gpu_worker{` not
+//     read so, go to the line scanner, which maps the worker and checks it against the run
 // become rows; every other line goes back as text to the Python line scanner, which
 // defines what it means and names it in errors. So this scanner never decides that a line
 // is malformed, and the importer gives the same runs with it or without it
@@ -62,6 +63,7 @@ struct ReflogShapes {
   std::vector<std::string> tracing_levels;  // levels of lines that may be informational
   std::vector<std::string> tracing_slow;    // substrings that send a tracing line to Python
   std::string worker_span;  // "gpu_worker": the span naming a worker's GPU, {worker_id=W gpu=G ...}
+  std::string worker_started;  // the text of the worker start lines, which name a GPU too
 };
 
 // Rows of one chunk. Absent integers are -1, absent codes -1.
@@ -98,7 +100,10 @@ class ReflogScanner {
   // `chunk`: whole lines, each ending with '\n' (the importer handles a cut last line);
   // its first line has number `first_line`. It is normalised in place (line ends, ANSI
   // escapes: never longer), and the result points into it.
-  ReflogChunk scan(std::span<char> chunk, std::int64_t first_line) const;
+  // `named`: worker -> GPU of the workers that the file put on a GPU before the chunk, -1
+  // for one put on several.
+  using NamedWorkers = std::unordered_map<std::int64_t, std::int64_t>;
+  ReflogChunk scan(std::span<char> chunk, std::int64_t first_line, const NamedWorkers& named) const;
 
   // The key of each CUZK value code: the duration keys, then `ntt_h.<key>`.
   const std::vector<std::string>& value_keys() const { return value_keys_; }
@@ -113,7 +118,8 @@ class ReflogScanner {
     std::int64_t line, worker, gpu;  // worker -1: a `gpu_worker{` not read as worker_id=W gpu=G
   };
   std::vector<Span> worker_spans(std::string_view text, std::int64_t first_line) const;
-  static std::vector<std::int64_t> span_lines_for_python(const std::vector<Span>& spans);
+  static std::vector<std::int64_t> span_lines_for_python(const std::vector<Span>& spans,
+                                                         const NamedWorkers& named, bool started);
   bool job_id_at(std::string_view text, std::size_t at, std::size_t& end) const;
   bool has_record_word(std::string_view text) const;
 

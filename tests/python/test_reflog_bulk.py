@@ -224,6 +224,39 @@ def test_gpu_worker_spans_map_workers_per_run_and_conflicts_are_reported_alike(t
     assert [r.timeline["device"].tolist() for r in bulk] == [[1], [1]]
 
 
+def _start_line(t: int, worker: int, gpu: int) -> str:
+    return (f"2026-08-20T11:51:{t:02d}.000001Z  INFO cuzk_core::engine: pipeline GPU worker started "
+            f"worker_id={worker} gpu={gpu} sub_id=0")
+
+
+# A span that puts a worker on another GPU than a line before it in its run: each such line is
+# malformed, whether the earlier line is a start line in the same chunk, a line of an earlier
+# chunk, or a start line after bulk-read spans of the same run (line numbers of the file).
+SPAN_CONFLICTS = {
+    "start line, same chunk": ([_start_line(1, 0, 0), "TIMELINE,2,GPU_PICKUP,j,worker=0"]
+                               + [_span_line(t, 0, 1) for t in (3, 4, 5)], None, [{0: 0}], [[3, 4, 5]]),
+    "earlier chunk": ([_start_line(1, 0, 0), "TIMELINE,2,GPU_PICKUP,j,worker=0", "x" * 300]
+                      + [_span_line(t, 0, 1) for t in (3, 4, 5)], 300, [{0: 0}], [[4, 5, 6]]),
+    "start line after spans": (["RUN_ID=a", _span_line(1, 0, 1), "TIMELINE,2,GPU_PICKUP,j,worker=0", "RUN_ID=b",
+                                _span_line(3, 0, 1), _span_line(4, 0, 1), _start_line(5, 0, 0),
+                                "TIMELINE,6,GPU_PICKUP,k,worker=0"], None, [{0: 1}, {0: 1}], [[], [7]]),
+}
+
+
+@pytest.mark.parametrize("name", list(SPAN_CONFLICTS))
+def test_every_span_line_against_its_run_is_reported(tmp_path, monkeypatch, reader, name):
+    lines, chunk_bytes, worker_gpu, malformed = SPAN_CONFLICTS[name]
+    if chunk_bytes:
+        monkeypatch.setattr(reflog_chunks, "CHUNK_BYTES", chunk_bytes)
+    path = tmp_path / "conflicts.log"
+    path.write_text("\n".join(lines) + "\n")
+    bulk, by_line, listed = _all_ways(path)
+    _same(bulk, by_line)
+    _same(by_line, listed)
+    assert [r.meta["worker_gpu"] for r in bulk] == worker_gpu
+    assert [list(r.extras["malformed"]["line"]) if "malformed" in r.extras else [] for r in bulk] == malformed
+
+
 def test_strict_stops_at_the_same_line(tmp_path, reader):
     path = tmp_path / "s.log"
     path.write_text("\n".join(EDGE_LINES[:7] + ["TIMELINE,21,GPU_END,job-1,worker=0,partition=0,"] + EDGE_LINES[7:]) + "\n")
@@ -408,7 +441,7 @@ def test_compiled_spans_are_the_line_scanners_on_two_gpus(tmp_path, monkeypatch,
     bulk_rows, slow_lines, first_line, firsts = [], set(), 1, set()
     with path.open("rb") as fh:
         for piece in reflog_chunks.read_chunks(fh, chunk_bytes):
-            scan = reflog_chunks._native_scan(scanner, piece, first_line)
+            scan = reflog_chunks._native_scan(scanner, piece, first_line, {})
             spans = scan.worker_spans
             if spans:
                 bulk_rows += zip(spans["line"].tolist(), spans["worker"].tolist(), spans["gpu"].tolist())
@@ -447,7 +480,7 @@ def test_compiled_and_numpy_read_the_same_lines(tmp_path, monkeypatch, name):
     else:
         chunk = generate(LOGS[name]).text.encode()
         chunk = chunk[: chunk.rfind(b"\n") + 1]  # whole lines (a killed run's cut line is the importer's)
-    compiled = reflog_chunks._native_scan(scanner, chunk, 7)
+    compiled = reflog_chunks._native_scan(scanner, chunk, 7, {})
     monkeypatch.setattr(reflog_chunks, "native_scanner", lambda: None)
     numpy_scan = reflog_chunks.scan_chunk(chunk, 7, fast=True)
     assert compiled.n_lines == numpy_scan.n_lines
@@ -477,7 +510,8 @@ def test_the_compiled_scanner_is_off_with_the_fast_loaders(monkeypatch):
     ({"job_id_max": 0}, "job_id_max"),
     ({"durations": [(False, "", "")]}, "duration key"),
     ({"timing_prefix": ""}, "prefix"),
-    ({"worker_span": ""}, "worker_span is empty"),
+    ({"worker_span": ""}, "worker_span or worker_started is empty"),
+    ({"worker_started": ""}, "worker_span or worker_started is empty"),
     ({"colour": True}, "unknown table 'colour'"),
 ])
 def test_the_compiled_scanner_refuses_bad_tables(change, message):
