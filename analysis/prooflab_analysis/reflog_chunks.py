@@ -12,8 +12,8 @@ is certain without them, and reads those in bulk:
   the importer reads, no record written into them, every `job_id=` a valid job id; with
   the `gpu_worker{worker_id=W gpu=G ...}` spans among them (worker -> GPU), except that the
   chunk's first line of each (worker, gpu) pair, every `gpu_worker{` not of that shape, and
-  every line of a worker named there with two GPUs, or with another GPU than earlier in the
-  file, or in a chunk with a worker start line, go to the line scanner (`_tracing`).
+  every line of a worker named there (by spans and worker start lines) with two GPUs, or
+  with another GPU than earlier in the file, go to the line scanner (`_tracing`).
 
 Every other line (markers, benchmark output, tracing lines with figures, anything odd or
 malformed) is handed back, decoded, to the line-by-line scanner in file order, so the
@@ -114,8 +114,8 @@ _TRACING = re.compile(
     rf"(?: {_BODY})?\n|[^\n]*\n)",
     re.ASCII,
 )
-# The worker start lines ("pipeline GPU worker started worker_id=W gpu=G", reflog.py) name a
-# worker's GPU as the spans do: a chunk with one leaves every span line to the scanner.
+# The worker start lines ("pipeline GPU worker started worker_id=W gpu=G sub_id=S", reflog.py)
+# name a worker's GPU as the spans do (`_tracing` counts them).
 WORKER_STARTED = "GPU worker started"
 # Substrings that make a tracing line one the scanner must see: a message it reads, or a
 # record written into the line.
@@ -315,12 +315,21 @@ def _ntt_h(text: str, lines: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarr
 # a worker keeps its GPU, so the scanner needs to see only one line per (worker, gpu) pair.
 # Numbers as the line scanner takes them (reflog_lines.uint: at most 18 digits).
 _WORKER_SPAN = re.compile(re.escape(WORKER_SPAN).encode() + rb"\{(?:worker_id=([0-9]{1,18}) gpu=([0-9]{1,18})[ }])?")
+# A worker start line, wherever its text is (one the scanner does not take as one only sends
+# it more lines); its worker and GPU when they follow as in engine.rs.
+_WORKER_STARTED = re.compile(re.escape(WORKER_STARTED).encode() + rb"(?: worker_id=([0-9]{1,18}) gpu=([0-9]{1,18})(?=[ \n]))?")
 
 
-def _tracing(raw: bytes, named: dict[int, int], started: bool) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _worker_starts(chunk: bytes) -> list[tuple[int, int] | None]:
+    """(worker, gpu) of each worker start text of the chunk, None where not of that form."""
+    return [(int(m[1]), int(m[2])) if m[1] is not None else None for m in _WORKER_STARTED.finditer(chunk)]
+
+
+def _tracing(raw: bytes, named: dict[int, int], starts: list[tuple[int, int] | None]
+             ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Which tracing lines are read in bulk, and the (line index, worker, gpu) of the
     gpu_worker spans among them. `named`: the GPU each worker was put on earlier in the file
-    (-1: several), `started`: the chunk has a worker start line."""
+    (-1: several), `starts`: the chunk's worker start lines (`_worker_starts`)."""
     ok = np.array(_TRACING.findall(raw.decode("utf-8", errors="replace"))) != ""
     ends = None
 
@@ -339,9 +348,9 @@ def _tracing(raw: bytes, named: dict[int, int], started: bool) -> tuple[np.ndarr
     # gpu_worker spans: the first line of each (worker, gpu) pair of the chunk goes to the
     # scanner (which maps the worker in its run), and every span it cannot read in bulk. A
     # worker keeps its GPU; every line of a worker that may break that goes to the scanner too,
-    # which checks each against its run: one named here with two GPUs, or with another than
-    # earlier in the file, or in a chunk with a worker start line (read only by the scanner).
-    # So a span read in bulk never conflicts with what its run knows, before or after it.
+    # which checks each against its run: one named here (by spans and start lines) with two
+    # GPUs, or with another than earlier in the file; every worker, where a start line does
+    # not say its worker and GPU. So a span read in bulk never conflicts with its run.
     first: dict[tuple[int, int], int] = {}
     lines_of: dict[int, list[int]] = {}
     gpus_of: dict[int, set[int]] = {}
@@ -360,8 +369,12 @@ def _tracing(raw: bytes, named: dict[int, int], started: bool) -> tuple[np.ndarr
         span_gpu.append(gpu)
     for line in first.values():
         ok[line] = False
+    for start in starts:
+        if start is not None and start[0] in gpus_of:
+            gpus_of[start[0]].add(start[1])
+    unread_start = None in starts
     for worker, gpus in gpus_of.items():
-        if started or len(gpus) > 1 or named.get(worker, next(iter(gpus))) not in gpus:
+        if unread_start or len(gpus) > 1 or named.get(worker, next(iter(gpus))) not in gpus:
             ok[lines_of[worker]] = False
     spans = {"line": np.asarray(span_line, dtype="int64"),
              "worker": np.asarray(span_worker, dtype="int64"), "gpu": np.asarray(span_gpu, dtype="int64")}
@@ -438,7 +451,7 @@ def scan_chunk(chunk: bytes | memoryview, first_line: int, fast: bool, named: di
                 continue
             raw = arr[per_byte == cls].tobytes()  # the class's lines, each with its \n
             if cls == _D:
-                ok, spans = _tracing(raw, named, WORKER_STARTED.encode() in chunk)
+                ok, spans = _tracing(raw, named, _worker_starts(chunk))
                 fast_mask[where[ok]] = True
                 scan.worker_spans = {**spans, "line": numbers[where][spans["line"]]}
                 continue

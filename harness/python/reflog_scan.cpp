@@ -407,14 +407,37 @@ std::vector<ReflogScanner::Span> ReflogScanner::worker_spans(std::string_view te
   return spans;
 }
 
+// Every `<worker_started>` of the chunk as (worker, gpu), read as ` worker_id=W gpu=G` then a
+// blank or a line end (reflog_chunks `_WORKER_STARTED`), else worker -1. Wherever it is: one
+// that the line scanner does not take for a start line only sends it more lines.
+std::vector<std::pair<std::int64_t, std::int64_t>> ReflogScanner::worker_starts(
+    std::string_view text) const {
+  std::vector<std::pair<std::int64_t, std::int64_t>> starts;
+  const std::string& needle = shapes_.worker_started;
+  for (const char* hit =
+           static_cast<const char*>(memmem(text.data(), text.size(), needle.data(), needle.size()));
+       hit != nullptr;) {
+    std::size_t p = static_cast<std::size_t>(hit - text.data()) + needle.size();
+    std::int64_t worker = 0, gpu = 0;
+    const bool read = take(text, p, " worker_id=") && digits(text, p, worker) &&
+                      take(text, p, " gpu=") && digits(text, p, gpu) && p < text.size() &&
+                      (text[p] == ' ' || text[p] == '\n');
+    starts.emplace_back(read ? worker : -1, read ? gpu : -1);
+    const std::size_t from = static_cast<std::size_t>(hit - text.data()) + 1;
+    hit = static_cast<const char*>(
+        memmem(text.data() + from, text.size() - from, needle.data(), needle.size()));
+  }
+  return starts;
+}
+
 // The span lines the line scanner must see, ascending (reflog_chunks `_tracing`): every one
 // not read, the first line of each (worker, gpu) pair (it maps the worker in its run), and
 // every line of a worker that may break "a worker keeps its GPU", which it checks one by one:
-// one named here with two GPUs, or with another than `named` (earlier in the file; -1:
-// several), or every worker when the chunk has a worker start line (`started`).
-std::vector<std::int64_t> ReflogScanner::span_lines_for_python(const std::vector<Span>& spans,
-                                                               const NamedWorkers& named,
-                                                               bool started) {
+// one named in the chunk (by spans and `starts`) with two GPUs, or with another than `named`
+// (earlier in the file; -1: several); every worker, where a start line was not read.
+std::vector<std::int64_t> ReflogScanner::span_lines_for_python(
+    const std::vector<Span>& spans, const NamedWorkers& named,
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& starts) {
   struct Named {
     std::int64_t gpu, first_line;
     bool two_gpus;  // or another reason to send all its lines
@@ -425,9 +448,15 @@ std::vector<std::int64_t> ReflogScanner::span_lines_for_python(const std::vector
     const auto [it, fresh] = workers.try_emplace(s.worker, Named{s.gpu, s.line, false});
     if (!fresh && it->second.gpu != s.gpu) it->second.two_gpus = true;
   }
+  bool unread_start = false;
+  for (const auto& [worker, gpu] : starts) {
+    unread_start = unread_start || worker < 0;
+    const auto it = workers.find(worker);
+    if (it != workers.end() && it->second.gpu != gpu) it->second.two_gpus = true;
+  }
   for (auto& [worker, w] : workers) {
     const auto before = named.find(worker);
-    if (started || (before != named.end() && before->second != w.gpu)) w.two_gpus = true;
+    if (unread_start || (before != named.end() && before->second != w.gpu)) w.two_gpus = true;
   }
   std::vector<std::int64_t> lines;
   for (const auto& s : spans) {
@@ -472,9 +501,8 @@ ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line,
     v->reserve(2 * timings + shapes_.ntt_h_keys.size() * ntts);
   for (auto* v : {&out.pre_line, &out.pre_value}) v->reserve(timings);
   const std::vector<Span> spans = worker_spans(text, first_line);
-  const bool started = memmem(text.data(), text.size(), shapes_.worker_started.data(),
-                              shapes_.worker_started.size()) != nullptr;
-  const std::vector<std::int64_t> to_python = span_lines_for_python(spans, named, started);
+  const std::vector<std::int64_t> to_python =
+      span_lines_for_python(spans, named, worker_starts(text));
   auto next_to_python = to_python.begin();
 
   for (std::size_t b = 0; b < text.size(); ++lineno) {

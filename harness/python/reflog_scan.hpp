@@ -12,9 +12,9 @@
 //     the importer reads, no record inside, every `job_id=` a valid job id), with the
 //     `gpu_worker{worker_id=W gpu=G ...}` spans among them as (line, worker, gpu) rows;
 //     of those spans the chunk's first line of each (worker, gpu) pair, every line of a
-//     worker named with two GPUs in the chunk or with another GPU than earlier in the file
-//     (or of every worker, in a chunk with a worker start line), and every `gpu_worker{` not
-//     read so, go to the line scanner, which maps the worker and checks it against the run
+//     worker named in the chunk (by spans and worker start lines) with two GPUs or with
+//     another GPU than earlier in the file, and every `gpu_worker{` not read so, go to the
+//     line scanner, which maps the worker and checks it against the run
 // become rows; every other line goes back as text to the Python line scanner, which
 // defines what it means and names it in errors. So this scanner never decides that a line
 // is malformed, and the importer gives the same runs with it or without it
@@ -118,8 +118,10 @@ class ReflogScanner {
     std::int64_t line, worker, gpu;  // worker -1: a `gpu_worker{` not read as worker_id=W gpu=G
   };
   std::vector<Span> worker_spans(std::string_view text, std::int64_t first_line) const;
-  static std::vector<std::int64_t> span_lines_for_python(const std::vector<Span>& spans,
-                                                         const NamedWorkers& named, bool started);
+  std::vector<std::pair<std::int64_t, std::int64_t>> worker_starts(std::string_view text) const;
+  static std::vector<std::int64_t> span_lines_for_python(
+      const std::vector<Span>& spans, const NamedWorkers& named,
+      const std::vector<std::pair<std::int64_t, std::int64_t>>& starts);
   bool job_id_at(std::string_view text, std::size_t at, std::size_t& end) const;
   bool has_record_word(std::string_view text) const;
 

@@ -237,6 +237,9 @@ SPAN_CONFLICTS = {
                                + [_span_line(t, 0, 1) for t in (3, 4, 5)], None, [{0: 0}], [[3, 4, 5]]),
     "earlier chunk": ([_start_line(1, 0, 0), "TIMELINE,2,GPU_PICKUP,j,worker=0", "x" * 300]
                       + [_span_line(t, 0, 1) for t in (3, 4, 5)], 300, [{0: 0}], [[4, 5, 6]]),
+    "start line, fields in another order": ([_start_line(1, 0, 1).replace("worker_id=0 gpu=1", "gpu=1 worker_id=0"),
+                                             "TIMELINE,2,GPU_PICKUP,j,worker=0"]
+                                            + [_span_line(t, 0, 0) for t in (3, 4, 5)], None, [{0: 1}], [[3, 4, 5]]),
     "start line after spans": (["RUN_ID=a", _span_line(1, 0, 1), "TIMELINE,2,GPU_PICKUP,j,worker=0", "RUN_ID=b",
                                 _span_line(3, 0, 1), _span_line(4, 0, 1), _start_line(5, 0, 0),
                                 "TIMELINE,6,GPU_PICKUP,k,worker=0"], None, [{0: 1}, {0: 1}], [[], [7]]),
@@ -364,9 +367,16 @@ SCANNER_EDGE_LINES: list[bytes] = [s.encode() if isinstance(s, str) else s for s
     "\x1b[mTIMELINE,52,SYNTH_START,job-6,partition=4\x1b[",
     "TIMELINE,53,SYNTH_START,job-6,partition=5\r\rTIMELINE,54,SYNTH_START,job-6,partition=6\r",
     "\x1b[2m2026-08-20T11:00:02.000001Z\x1b[0m \x1b[31mERROR\x1b[0m t: proof failed job_id=job-6",
-    # gpu_worker spans: read (twice each, so that one line of the pair is read in bulk), with
-    # leading zeros (one worker, one GPU), ended by `}`, on an ERROR line first; not read (19
-    # digits, other field order, no gpu, a letter after the number); two in one line.
+]]
+
+
+# gpu_worker spans: read (twice each, so that one line of the pair is read in bulk), with
+# leading zeros (one worker, one GPU), ended by `}`, on an ERROR line first, after a start line
+# of their worker; not read (19 digits, other field order, no gpu, a letter after the number);
+# two in one line.
+SPAN_EDGE_LINES = [
+    "RUN_ID=spans",
+    "2026-08-20T11:00:03.0Z  INFO t: pipeline GPU worker started worker_id=4 gpu=2 sub_id=0",
     "2026-08-20T11:00:03.1Z  INFO gpu_worker{worker_id=7 gpu=1 job_id=job-7}: t: call",
     "2026-08-20T11:00:03.2Z  INFO gpu_worker{worker_id=07 gpu=01 job_id=job-7}: t: call",
     "2026-08-20T11:00:03.3Z  INFO gpu_worker{worker_id=7 gpu=1 job_id=job-7}: t: call",
@@ -381,7 +391,28 @@ SCANNER_EDGE_LINES: list[bytes] = [s.encode() if isinstance(s, str) else s for s
     "2026-08-20T11:00:04.3Z  INFO gpu_worker{worker_id=11 gpu=1x}: t: call",
     "2026-08-20T11:00:04.4Z  INFO gpu_worker{worker_id=12 gpu=0}:gpu_worker{worker_id=12 gpu=1}: t: call",
     "2026-08-20T11:00:04.5Z  INFO gpu_worker{worker_id=12 gpu=1}: t: call",
-]]
+    "2026-08-20T11:00:04.6Z  INFO gpu_worker{worker_id=4 gpu=2}: t: call",
+    "2026-08-20T11:00:04.7Z  INFO gpu_worker{worker_id=4 gpu=2}: t: call",
+]
+
+
+@pytest.mark.parametrize("chunk_bytes", [None, 97])
+def test_bulk_and_line_by_line_agree_on_span_edge_lines(tmp_path, monkeypatch, reader, chunk_bytes):
+    if chunk_bytes:
+        monkeypatch.setattr(reflog_chunks, "CHUNK_BYTES", chunk_bytes)
+    path = tmp_path / "spans.log"
+    path.write_text("\n".join(SPAN_EDGE_LINES) + "\n")
+    bulk, lines, listed = _all_ways(path)
+    _same(bulk, lines)
+    _same(lines, listed)
+    # Workers from the start line (4) and the spans: 7 (with and without leading zeros), 9, 10 (its
+    # ERROR line), 11 (fields in the other order: read by the line scanner only), 12 (the inner
+    # of two spans); the 19-digit worker and `gpu=1x` are malformed, on each of their lines.
+    assert bulk[0].meta["worker_gpu"] == {4: 2, 7: 1, 9: 2, 10: 3, 11: 1, 12: 1}
+    malformed = bulk[0].extras["malformed"]
+    assert sum("1234567890123456789 gpu=0" in text for text in malformed["text"]) == 2
+    assert sum("gpu=1x" in text for text in malformed["text"]) == 1
+    assert len(malformed) == 3
 
 
 def _scanner_edge_log(tmp_path: Path) -> Path:
@@ -406,13 +437,6 @@ def test_bulk_and_line_by_line_agree_on_scanner_edge_lines(tmp_path, monkeypatch
     assert len(bulk[0].timeline) == 10
     assert len(bulk[0].extras["cuzk_timing"]) == 16
     assert bulk[0].extras["prestage"]["prestage_setup"].tolist() == ["skip_vram", "fallback"]
-    # Workers from the start line (4) and the spans: 7 (with and without leading zeros), 9, 10 (its
-    # ERROR line), 11 (fields in the other order: read by the line scanner only), 12 (the inner
-    # of two spans); the 19-digit worker and `gpu=1x` are malformed, on each of their lines.
-    assert bulk[0].meta["worker_gpu"] == {4: 2, 7: 1, 9: 2, 10: 3, 11: 1, 12: 1}
-    malformed = bulk[0].extras["malformed"]
-    assert sum("1234567890123456789 gpu=0" in text for text in malformed["text"]) == 2
-    assert sum("gpu=1x" in text for text in malformed["text"]) == 1
 
 
 def _spans_by_line_scanner(text: str) -> list[tuple[int, int, int]]:
@@ -468,15 +492,15 @@ def _columns(part: dict[str, np.ndarray]) -> dict[str, list]:
     return {k: v.tolist() for k, v in part.items()} if part and len(part["line"]) else {}
 
 
-@pytest.mark.parametrize("name", ["scanner edge", "edge", *LOGS])
+@pytest.mark.parametrize("name", ["scanner edge", "span edge", "edge", *LOGS])
 def test_compiled_and_numpy_read_the_same_lines(tmp_path, monkeypatch, name):
     """Not only the same runs: each line read in bulk by one is read in bulk, to the same values,
     by the other, so neither leaves to the line scanner a line that the other reads."""
     scanner = _compiled_scanner()
     if name == "scanner edge":
         chunk = _scanner_edge_log(tmp_path).read_bytes()
-    elif name == "edge":
-        chunk = ("\n".join(EDGE_LINES) + "\n").encode()
+    elif name in ("edge", "span edge"):
+        chunk = ("\n".join(EDGE_LINES if name == "edge" else SPAN_EDGE_LINES) + "\n").encode()
     else:
         chunk = generate(LOGS[name]).text.encode()
         chunk = chunk[: chunk.rfind(b"\n") + 1]  # whole lines (a killed run's cut line is the importer's)
