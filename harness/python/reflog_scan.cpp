@@ -377,15 +377,24 @@ std::vector<ReflogScanner::Span> ReflogScanner::worker_spans(std::string_view te
                                                              std::int64_t first_line) const {
   std::vector<Span> spans;
   const std::string needle = shapes_.worker_span + "{";
+  // The next `{` with the span's name before it (a `{` is rare outside spans; memmem per hit
+  // would set up its search again for each of the many span lines).
+  const std::string_view name = shapes_.worker_span;
   const auto find = [&](std::size_t from) -> std::size_t {
-    if (from >= text.size()) return std::string_view::npos;
-    const void* hit = memmem(text.data() + from, text.size() - from, needle.data(), needle.size());
-    return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - text.data())
-               : std::string_view::npos;
+    while (from < text.size()) {
+      const auto* brace =
+          static_cast<const char*>(std::memchr(text.data() + from, '{', text.size() - from));
+      if (brace == nullptr) break;
+      const auto at = static_cast<std::size_t>(brace - text.data());
+      if (at >= name.size() && text.substr(at - name.size(), name.size()) == name)
+        return at - name.size();
+      from = at + 1;
+    }
+    return std::string_view::npos;
   };
   std::int64_t lineno = first_line;  // the line holding `counted`
   std::size_t counted = 0, line_b = 0, line_e = 0;
-  for (std::size_t at = find(0); at != std::string_view::npos; at = find(at + 1)) {
+  for (std::size_t at = find(0); at != std::string_view::npos; at = find(at + needle.size())) {
     if (at >= line_e) {  // a later line: its number, begin and end
       lineno += std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
                            text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
@@ -536,7 +545,7 @@ ReflogChunk ReflogScanner::scan(std::span<char> chunk, std::int64_t first_line,
   auto fast = out.fast_lines.begin();
   for (const auto& s : spans) {
     if (s.worker < 0) continue;
-    fast = std::lower_bound(fast, out.fast_lines.end(), s.line);
+    while (fast != out.fast_lines.end() && *fast < s.line) ++fast;
     if (fast == out.fast_lines.end() || *fast != s.line) continue;
     out.span_line.push_back(s.line);
     out.span_worker.push_back(s.worker);
