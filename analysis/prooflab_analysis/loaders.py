@@ -262,20 +262,21 @@ def _convert(frame: pd.DataFrame, spec: dict[str, _Col]) -> pd.DataFrame:
 # only the plain form of the format (no quotes, complete lines, integers within 2^53) and
 # declines everything else, which then goes through the pandas path below: the frames are
 # identical either way, and so are the errors, which only the pandas path raises.
-# PROOFLAB_FAST_LOADER=0 in the environment, or use_fast_loader(False), turns it off.
+# PROOFLAB_FAST_LOADER=0 in the environment, or use_fast_loader(False), turns it off, and
+# with it the module's other fast path, the reference-log line scanner (reflog_chunks).
 
 _fast_choice: bool | None = None  # None: follow PROOFLAB_FAST_LOADER (default on)
-_fast_reader_cache: list[Callable[..., Any] | None] = []
+_fast_module_cache: list[Any] = []
 
 
 def use_fast_loader(enabled: bool | None = True) -> None:
-    """Use the `prooflab` module's C++ CSV reader when it is importable (True), never
-    (False), or as the environment says (None: on unless PROOFLAB_FAST_LOADER=0).
-    Whether `import prooflab` works is looked up again after each call, so a notebook can
-    put build/python on sys.path late and then call use_fast_loader()."""
+    """Use the `prooflab` module's C++ readers (the CSV reader, the reference-log scanner)
+    when it is importable (True), never (False), or as the environment says (None: on unless
+    PROOFLAB_FAST_LOADER=0). Whether `import prooflab` works is looked up again after each
+    call, so a notebook can put build/python on sys.path late and then call use_fast_loader()."""
     global _fast_choice
     _fast_choice = enabled
-    _fast_reader_cache.clear()
+    _fast_module_cache.clear()
 
 
 def fast_loader_active() -> bool:
@@ -283,20 +284,25 @@ def fast_loader_active() -> bool:
     return _fast_reader() is not None
 
 
-def _fast_reader() -> Callable[..., Any] | None:
+def fast_module() -> Any:
+    """The `prooflab` C++ module when it is importable and the fast readers are on, else None."""
     choice = _fast_choice
     if choice is None:
         choice = os.environ.get("PROOFLAB_FAST_LOADER", "1").strip().lower() not in ("0", "off", "false", "no")
     if not choice:
         return None
-    if not _fast_reader_cache:
+    if not _fast_module_cache:
         try:
             import prooflab  # the C++ module; absent in a Python-only checkout
 
-            _fast_reader_cache.append(getattr(prooflab, "read_csv_columns", None))
+            _fast_module_cache.append(prooflab)
         except ImportError:
-            _fast_reader_cache.append(None)
-    return _fast_reader_cache[0]
+            _fast_module_cache.append(None)
+    return _fast_module_cache[0]
+
+
+def _fast_reader() -> Callable[..., Any] | None:
+    return getattr(fast_module(), "read_csv_columns", None)
 
 
 def _fast_int_column(col: str, values: Any, rule: _Col) -> pd.Series:

@@ -10,8 +10,9 @@ Accepted formats, each from its source (docs/reference-logs.md has them in full)
   (tracing "cuzk-daemon starting") and a second benchmark header also start a new run.
 
 A file is read in large chunks (reflog_chunks): the lines of the common exact shapes are
-parsed a chunk at a time into typed arrays, every other line goes through the line-by-line
-scanner below in file order; frames are built once per run at the end.
+parsed a chunk at a time into typed arrays (by the compiled prooflab.ReflogScanner when the
+module is built, else with numpy), every other line goes through the line-by-line scanner
+below in file order; frames are built once per run at the end.
 
 A line is *recognised* when it is a record or an informational line of one of these
 formats. A line that starts like one but breaks its syntax (cut by a killed writer, garbled
@@ -45,7 +46,7 @@ from .reflog_bench import (
 from .reflog_cuda import NTT_H_PREFIX, STAGE_NAMES, TIMING_PREFIX, parse_cuda
 from .reflog_lines import LineError, check_job_id, uint
 from .reflog_timeline import PREFIX as TIMELINE_PREFIX, parse_timeline
-from .reflog_tracing import looks_like_tracing, parse_tracing, strip_ansi
+from .reflog_tracing import WORKER_SPAN, looks_like_tracing, parse_tracing, strip_ansi
 
 RUN_MARKERS: tuple[re.Pattern[str], ...] = (
     re.compile(r"RUN_ID=(?P<id>\S+)"),
@@ -56,9 +57,6 @@ _EMBEDDED = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:")
 _FRAGMENT = re.compile(r"(?:^|,)(?:worker|partition|kind|synth_ms|gpu_ms)=\w|,monolithic$")
 _DAEMON_START = "cuzk-daemon starting"
 _WORKER_STARTED = ("pipeline GPU worker started", "monolithic GPU worker started")
-# engine.rs wraps each GPU call in `info_span!("gpu_worker", worker_id, gpu, job_id, ...)`, so every
-# line the call logs names its worker's GPU too (a log that starts after the worker start lines).
-WORKER_SPAN = "gpu_worker"
 _ASSEMBLED = "Phase 7: all partitions complete, proof assembled"
 _COMPLETED_PREFIX = "proof completed successfully"
 _SOME = re.compile(r"Some\((\d+)\)")
@@ -84,19 +82,27 @@ class _Rows:
     def __bool__(self) -> bool:
         return bool(self.rows) or bool(self.batches)
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        """All records as columns, in file order (stable within a line)."""
-        parts = list(self.batches)
+    def take_arrays(self) -> dict[str, np.ndarray]:
+        """All records as columns, in file order (stable within a line), taken out: the rows
+        and batches are let go, so that the chunks' columns they were cut from are freed once
+        the run's frame is built."""
+        parts, self.batches = self.batches, []
         if self.rows:
             cols = list(zip(*self.rows))
+            self.rows = []
             parts.append({name: np.array([-1 if v is None else v for v in col], dtype="int64") if kind == "int"
                           else np.array(["" if v is None else v for v in col], dtype=object)
                           for (name, kind), col in zip(self.columns.items(), cols)})
         if not parts:
             return {name: np.zeros(0, dtype="int64" if kind == "int" else object) for name, kind in self.columns.items()}
-        out = {name: np.concatenate([p[name] for p in parts]) for name in self.columns}
-        order = np.argsort(out["line"], kind="stable")
-        return {name: v[order] for name, v in out.items()}
+        out = {}
+        for name in self.columns:
+            out[name] = np.concatenate([p.pop(name) for p in parts])  # each part's column freed as it goes
+        line = out["line"]
+        if len(line) > 1 and not bool((line[1:] >= line[:-1]).all()):  # bulk rows and scanner rows interleave
+            order = np.argsort(line, kind="stable")
+            out = {name: v[order] for name, v in out.items()}
+        return out
 
 
 _EVENT_COLUMNS = {"line": "int", "offset_ms": "int", "event": "text", "job_id": "text", "partition": "int",
@@ -149,6 +155,9 @@ class _Scanner:
         self.in_summary = False
         self.in_bench_header = False
         self.total_lines = 0
+        # Bulk-read lines of one chunk taken by the current section but not yet cut out of
+        # the chunk's columns: (section, scan, lo, hi) of scan.fast_lines[lo:hi].
+        self._pending: tuple[_Section, ChunkScan, int, int] | None = None
 
     def _open(self, run_id: str | None, lineno: int) -> _Section:
         section = _Section(run_id=run_id, first_line=lineno)
@@ -157,6 +166,7 @@ class _Scanner:
 
     def _new_run(self, run_id: str | None, lineno: int) -> None:
         """A marker: `run_id` for an explicit one, None for a daemon restart or a second benchmark."""
+        self._flush()  # whether the current run has records decides what a marker does
         self.in_summary = self.in_bench_header = False
         cur = self.current
         if run_id is not None:
@@ -198,11 +208,12 @@ class _Scanner:
         """A binary file a chunk at a time (`fast=False`: every line through the line scanner)."""
         lineno = 0
         for piece in read_chunks(fh):
-            terminated = piece.endswith(b"\n")
+            terminated = piece[-1] == 10  # b"\n"
+            if not terminated:  # the file's last piece, its last line without an end of line
+                piece = bytes(piece)
             cut_at = len(piece) if terminated else piece.rfind(b"\n") + 1
-            body = normalise(piece[:cut_at])
-            if body:
-                scan = scan_chunk(body, lineno + 1, fast)
+            if cut_at:
+                scan = scan_chunk(piece[:cut_at], lineno + 1, fast, self._named_workers())
                 self._apply(scan)
                 lineno += scan.n_lines
             if not terminated:  # the last line of the file, with no end of line
@@ -213,6 +224,15 @@ class _Scanner:
                     lineno += 1
                     self._feed_text(lineno, text.decode("utf-8", errors="replace"), cut=k == len(tail) - 1)
         self.total_lines = lineno
+
+    def _named_workers(self) -> dict[int, int]:
+        """The GPU of every worker that a run so far put on one, -1 where runs differ."""
+        named: dict[int, int] = {}
+        for section in self.sections:
+            for worker, gpu in section.worker_gpu.items():
+                if named.setdefault(worker, gpu) != gpu:
+                    named[worker] = -1
+        return named
 
     def _apply(self, scan: ChunkScan) -> None:
         """The chunk's lines in file order: runs of bulk-read lines go to the section current at
@@ -227,14 +247,29 @@ class _Scanner:
             self._feed_text(lineno, text, cut=False)
         if done < len(lines):
             self._commit(scan, done, len(lines))
+        self._flush()
 
     def _commit(self, scan: ChunkScan, lo: int, hi: int) -> None:
+        """Bulk-read lines lo..hi-1 of the chunk belong to the current section: counted now, their
+        rows taken with the section's next ones (one batch per section and chunk)."""
         cur = self.current
-        first, last = int(scan.fast_lines[lo]), int(scan.fast_lines[hi - 1])
         records = int(scan.fast_records[hi - 1] - (scan.fast_records[lo - 1] if lo else 0))
         cur.counts["records"] += records
         cur.counts["informational"] += hi - lo - records
-        cur.last_line = last
+        cur.last_line = int(scan.fast_lines[hi - 1])
+        pending = self._pending
+        if pending is not None and pending[0] is cur and pending[1] is scan:
+            self._pending = (cur, scan, pending[2], hi)
+            return
+        self._flush()
+        self._pending = (cur, scan, lo, hi)
+
+    def _flush(self) -> None:
+        if self._pending is None:
+            return
+        cur, scan, lo, hi = self._pending
+        self._pending = None
+        first, last = int(scan.fast_lines[lo]), int(scan.fast_lines[hi - 1])
         for rows, batch in ((cur.events, scan.events), (cur.cuda, scan.cuda), (cur.prestage, scan.prestage)):
             if batch:
                 a, b = np.searchsorted(batch["line"], [first, last + 1])
@@ -242,9 +277,8 @@ class _Scanner:
                     rows.add_batch({name: column[a:b] for name, column in batch.items()})
         spans = scan.worker_spans
         if spans and len(spans["line"]):
-            # Workers of this run named by bulk-read spans. The chunk's first line of each pair,
-            # and every line of a worker it names with two GPUs, went through the line scanner
-            # (reflog_chunks._tracing sends them), which checks them against what the run knew.
+            # Workers of this run named by bulk-read spans: each names its worker's only GPU in
+            # the file so far (reflog_chunks._tracing sends the line scanner every other span).
             a, b = np.searchsorted(spans["line"], [first, last + 1])
             for worker, gpu in set(zip(spans["worker"][a:b].tolist(), spans["gpu"][a:b].tolist())):
                 cur.worker_gpu.setdefault(worker, gpu)
@@ -390,22 +424,24 @@ def _jobs(section: _Section, events: dict[str, np.ndarray]) -> tuple[pd.DataFram
         last = pd.Series(events["kind"][named]).groupby(codes[named]).last()
         proof_kind[last.index.to_numpy()] = last.to_numpy()
     _, first_idx = np.unique(codes, return_index=True)
-    rows = [{"job": k, "job_id": ids[k], "kind": kinds[k], "proof_kind": proof_kind[k],
-             "first_line": int(events["line"][first_idx[k]])} for k in range(n)]
-    seen = set(ids)
+    columns = {"job_id": list(ids), "kind": kinds.tolist(), "proof_kind": proof_kind.tolist(),
+               "first_line": events["line"][first_idx].tolist()}
+    seen = set(columns["job_id"])
     for rec in section.failures + section.engine_done:
         if rec["job_id"] is not None and rec["job_id"] not in seen:
             seen.add(rec["job_id"])
-            rows.append({"job": len(rows), "job_id": rec["job_id"], "kind": "unknown", "proof_kind": "",
-                         "first_line": rec["line"]})
-    frame = pd.DataFrame(rows, columns=["job", "job_id", "kind", "proof_kind", "first_line"])
-    frame["job"] = frame["job"].astype("int64")
+            for key, value in (("job_id", rec["job_id"]), ("kind", "unknown"), ("proof_kind", ""),
+                               ("first_line", rec["line"])):
+                columns[key].append(value)
+    frame = pd.DataFrame({"job": np.arange(len(columns["job_id"]), dtype="int64"),
+                          **{key: pd.Series(values, dtype="int64" if key == "first_line" else object)
+                             for key, values in columns.items()}})
     return frame, codes
 
 
 def _nullable(values: np.ndarray) -> pd.arrays.IntegerArray:
     """-1 = absent."""
-    return pd.arrays.IntegerArray(values.astype("int64"), values < 0)
+    return pd.arrays.IntegerArray(values.astype("int64", copy=False), values < 0)
 
 
 def _timeline_frame(section: _Section, events: dict[str, np.ndarray], codes: np.ndarray,
@@ -416,10 +452,10 @@ def _timeline_frame(section: _Section, events: dict[str, np.ndarray], codes: np.
     # A monolithic job is one GPU call: its single phase is partition 0.
     partition = np.where((partition < 0) & monolithic[codes], 0, partition)
     gpu = section.worker_gpu
-    if gpu:
-        lookup = np.full(max(max(gpu), int(worker.max(initial=0))) + 1, -1, dtype="int64")
-        lookup[list(gpu)] = list(gpu.values())
-        device = np.where(worker >= 0, lookup[np.maximum(worker, 0)], -1)
+    if gpu:  # worker ids are any 18-digit numbers: looked up, not used as indices
+        known = np.array(sorted(gpu), dtype="int64")
+        at = np.minimum(np.searchsorted(known, worker), len(known) - 1)
+        device = np.where((worker >= 0) & (known[at] == worker), np.array([gpu[w] for w in known.tolist()])[at], -1)
     else:
         device = np.full(len(worker), -1, dtype="int64")
     detail = np.full(len(codes), "", dtype=object)
@@ -443,17 +479,18 @@ def _timeline_frame(section: _Section, events: dict[str, np.ndarray], codes: np.
 
 
 def _cuda_frame(section: _Section) -> pd.DataFrame:
-    cuda = section.cuda.arrays()
+    cuda = section.cuda.take_arrays()
     key = cuda["key"]
     codes, keys = pd.factorize(key, sort=False)
     stage = np.array([STAGE_NAMES.get(k, k) for k in keys], dtype=object)[codes] if len(key) else key
-    frame = pd.DataFrame({"line": cuda["line"].astype("int64"), "key": pd.array(key, dtype=object),
+    frame = pd.DataFrame({"line": cuda["line"], "key": pd.array(key, dtype=object),
                           "stage": pd.array(stage, dtype=object),
-                          "value_us": cuda["value_ms"].astype("float64") * 1000.0,
+                          "value_us": cuda["value_ms"] * 1000.0,
                           "gpu_tid": _nullable(cuda["gpu_tid"])})
-    # No CUZK line names a job: the C++ prover does not know the engine's job ids.
-    frame["job"] = pd.array([pd.NA] * len(frame), dtype=schema.INT_DTYPE)
-    frame["partition"] = pd.array([pd.NA] * len(frame), dtype=schema.INT_DTYPE)
+    # No CUZK line names a job: the C++ prover does not know the engine's job ids. (Zeros
+    # under an all-true mask: pages the kernel never has to provide.)
+    frame["job"] = pd.arrays.IntegerArray(np.zeros(len(frame), dtype="int64"), np.ones(len(frame), dtype=bool))
+    frame["partition"] = pd.arrays.IntegerArray(np.zeros(len(frame), dtype="int64"), np.ones(len(frame), dtype=bool))
     return frame
 
 
@@ -468,7 +505,7 @@ def _status(section: _Section) -> str:
 
 
 def _section_to_run(section: _Section, source: str, run_id: str, expected_partitions: int | None) -> Run:
-    events = section.events.arrays()
+    events = section.events.take_arrays()
     jobs, codes = _jobs(section, events)
     index = dict(zip(jobs["job_id"], jobs["job"]))
     timeline = _timeline_frame(section, events, codes, (jobs["kind"] == "monolithic").to_numpy())
@@ -505,7 +542,7 @@ def _section_to_run(section: _Section, source: str, run_id: str, expected_partit
     extras = {
         "jobs": jobs,
         "cuzk_timing": _cuda_frame(section),
-        "prestage": pd.DataFrame(section.prestage.arrays(), columns=["line", "prestage_setup"]),
+        "prestage": pd.DataFrame(section.prestage.take_arrays(), columns=["line", "prestage_setup"]),
         "failures": failures,
         "engine_done": engine_done,
         "completions": completions,

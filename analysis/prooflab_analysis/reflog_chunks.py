@@ -9,7 +9,11 @@ is certain without them, and reads those in bulk:
 * CUZK_TIMING lines of the duration shapes and `prestage_setup=`, CUZK_NTT_H lines,
   with no negative duration,
 * tracing lines that are informational for certain: well formed, not ERROR, no message
-  the importer reads, no record written into them, every `job_id=` a valid job id.
+  the importer reads, no record written into them, every `job_id=` a valid job id; with
+  the `gpu_worker{worker_id=W gpu=G ...}` spans among them (worker -> GPU), except that the
+  chunk's first line of each (worker, gpu) pair, every `gpu_worker{` not of that shape, and
+  every line of a worker named there (by spans and worker start lines) with two GPUs, or
+  with another GPU than earlier in the file, go to the line scanner (`_tracing`).
 
 Every other line (markers, benchmark output, tracing lines with figures, anything odd or
 malformed) is handed back, decoded, to the line-by-line scanner in file order, so the
@@ -17,25 +21,35 @@ validation rules hold unchanged; `fast=False` hands back every line (the agreeme
 compares both). Lines end at `\\n`, `\\r\\n` or a lone `\\r` (as Python's universal newlines),
 ANSI escapes are removed from the whole chunk first (as strip_ansi per line).
 
-How: numpy finds the line starts and classifies lines by their first bytes; the lines of
-one class are gathered into one text, and one `findall` over it returns a tuple per line
-(empty groups where the strict shape did not match, the catch-all alternative matched);
-the columns are checked and converted with numpy.
+Two implementations of the same reading, chosen per chunk:
+
+* compiled: `prooflab.ReflogScanner` (harness/python/reflog_scan.cpp) when the `prooflab`
+  module is importable and its fast readers are on (loaders.fast_module), given the tables
+  below (native_tables) so that each shape is declared once;
+* numpy, the fallback: numpy finds the line starts and classifies lines by their first
+  bytes; the lines of one class are gathered into one text, and one `findall` over it
+  returns a tuple per line (empty groups where the strict shape did not match, the
+  catch-all alternative matched); the columns are checked and converted with numpy.
+
+tests/python/test_reflog_bulk.py checks that both, and the line scanner alone, give the
+same runs.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 import numpy as np
 
+from .loaders import fast_module
 from .reflog_cuda import NTT_H_PREFIX, PRESTAGE_VALUES, TIMING_PREFIX, _NTT_H_KEYS, _TIMING_SHAPES
-from .reflog_lines import _RECORD_WORDS, JOB_ID
-from .reflog_timeline import EVENTS, PREFIX as TIMELINE_PREFIX, PROOF_KINDS
-from .reflog_tracing import _ANSI as _ANSI_TEXT
+from .reflog_lines import _RECORD_WORDS, JOB_ID, JOB_ID_MAX
+from .reflog_timeline import _DETAILS, EVENTS, PREFIX as TIMELINE_PREFIX, PROOF_KINDS
+from .reflog_tracing import _ANSI as _ANSI_TEXT, LEVELS, WORKER_SPAN
 
 CHUNK_BYTES = 64 << 20
 _ANSI = re.compile(_ANSI_TEXT.pattern.encode())
@@ -45,7 +59,8 @@ _JOB = r"(?![A-Za-z0-9._/-]*(?:TIMELINE|CUZK_))" + JOB_ID.pattern  # reflog_line
 
 # TIMELINE: (offset, event, job, worker, partition, value key, value, kind, monolithic). The
 # detail's items come in engine.rs' order, a comma only between two; which items an event may
-# have is checked per event below, as bits of the items present.
+# have (reflog_timeline's shapes) is checked per event below, as bits of the items present.
+_ITEMS = ("worker", "partition", "synth_ms", "gpu_ms", "kind", "monolithic")  # in that order
 _ITEM_END = r"(?:,(?=[a-z])|(?=\n))"
 _TIMELINE = re.compile(
     re.escape(TIMELINE_PREFIX) + rf"(?:{_N},([A-Z_]{{1,16}}),({JOB_ID.pattern}),"
@@ -53,15 +68,10 @@ _TIMELINE = re.compile(
     rf"(?:kind=({'|'.join(PROOF_KINDS)}){_ITEM_END})?(monolithic)?\n|[^\n]*\n)",
     re.ASCII,
 )
-_W, _P, _S, _G, _K, _M = (1 << k for k in range(6))
+_BIT = {item: 1 << k for k, item in enumerate(_ITEMS)}
+_W, _P, _S, _G, _K, _M = _BIT.values()
 _TIMELINE_SHAPES: dict[str, tuple[int, ...]] = {
-    "SYNTH_START": (_P, _K),
-    "SYNTH_END": (_P | _S, _S),
-    "GPU_QUEUE": (_P, _M),
-    "GPU_PICKUP": (_W | _P, _W),
-    "GPU_START": (_W | _P, _W),
-    "GPU_END": (_W | _P | _G, _W | _G),
-}
+    event: tuple(sum(_BIT[name] for name in names) for _, names in shapes) for event, shapes in _DETAILS.items()}
 _EVENT_CODE = defaultdict(lambda: len(EVENTS), {e: k for k, e in enumerate(EVENTS)})  # else: no event
 _EVENT_NAMES = np.array(list(EVENTS) + [""], dtype=object)
 _TIMELINE_OK = np.zeros((len(EVENTS) + 1, 1 << 6), dtype=bool)  # [event code, items present]
@@ -69,8 +79,9 @@ for _e, _shapes in _TIMELINE_SHAPES.items():
     _TIMELINE_OK[_EVENT_CODE[_e], list(_shapes)] = True
 
 # CUZK_TIMING duration shapes, from reflog_cuda's table: (gpu_tid?, first key, second key).
+_COUNT_KEY = "num_circuits"  # b_g2_msm's second value: a count (%zu), not a duration
 _DURATION_SHAPES = [(k[0] == "gpu_tid", *k[k[0] == "gpu_tid":]) for _, k in _TIMING_SHAPES
-                    if k[-1].endswith("_ms") or k[-1] == "num_circuits"]
+                    if k[-1].endswith("_ms") or k[-1] == _COUNT_KEY]
 _FIRST_KEYS = np.array(sorted({k[1] for k in _DURATION_SHAPES}))
 _SECOND_KEYS = np.array(sorted({k[2] for k in _DURATION_SHAPES if len(k) == 3}))
 _CUDA = re.compile(
@@ -85,7 +96,7 @@ for _k in _DURATION_SHAPES:
 # A key no shape has gets a code past the table's end: not a duration line.
 _FIRST_CODE = defaultdict(lambda: len(_FIRST_KEYS), {k: i for i, k in enumerate(_FIRST_KEYS)})
 _SECOND_CODE = defaultdict(lambda: len(_SECOND_KEYS) + 1, {k: 1 + i for i, k in enumerate(_SECOND_KEYS)} | {"": 0})
-_NUM_CIRCUITS = _SECOND_CODE["num_circuits"]
+_NUM_CIRCUITS = _SECOND_CODE[_COUNT_KEY]
 _FIRST_NAMES = np.array(list(_FIRST_KEYS) + [""], dtype=object)
 _SECOND_NAMES = np.array([""] + list(_SECOND_KEYS) + [""], dtype=object)
 _NTT_H = re.compile(re.escape(NTT_H_PREFIX) + "(?:" + " ".join(f"{k}={_I}ms" for k in _NTT_H_KEYS) + r"\n|[^\n]*\n)",
@@ -96,37 +107,73 @@ _NTT_H = re.compile(re.escape(NTT_H_PREFIX) + "(?:" + " ".join(f"{k}={_I}ms" for
 _KEY = r"[a-z_][a-z0-9_.]*"
 _SPAN_INNER = rf"(?:[^{{}}\nj]+|j(?!ob_id=)|(?<=[{{ ])job_id={_JOB}(?= {_KEY}=|\}})|(?<![{{ ])job_id=)*"
 _BODY = rf"(?:[^\nj]+|j(?!ob_id=)|(?<= )job_id={_JOB}(?= {_KEY}=|\n)|(?<! )job_id=)*"
+_INFO_LEVELS = [level for level in LEVELS if level != "ERROR"]  # an ERROR line is a failure
 _TRACING = re.compile(
-    r"(?:([0-9])[0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z +(?:TRACE|DEBUG|INFO|WARN) "
+    r"(?:([0-9])[0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z +(?:" + "|".join(_INFO_LEVELS) + ") "
     rf"(?:[A-Za-z_][A-Za-z0-9_]*(?:\{{{_SPAN_INNER}\}})?:)* ?[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*:"
     rf"(?: {_BODY})?\n|[^\n]*\n)",
     re.ASCII,
 )
+# The worker start lines ("pipeline GPU worker started worker_id=W gpu=G sub_id=S", reflog.py)
+# name a worker's GPU as the spans do (`_tracing` counts them).
+WORKER_STARTED = "GPU worker started"
 # Substrings that make a tracing line one the scanner must see: a message it reads, or a
 # record written into the line.
-TRACING_SLOW = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:", "cuzk-daemon starting", "GPU worker started",
+TRACING_SLOW = ("TIMELINE,", "CUZK_TIMING:", "CUZK_NTT_H:", "cuzk-daemon starting", WORKER_STARTED,
                 "Phase 7: all partitions complete, proof assembled", "proof completed successfully")
 
 _T, _C, _NH, _D = 1, 2, 3, 4
 
 
-def read_chunks(fh: BinaryIO, chunk_bytes: int | None = None) -> Iterator[bytes]:
-    """Pieces of the file of about `chunk_bytes` (default CHUNK_BYTES) that end at a `\\n`
-    (the last one may not: a cut line)."""
-    rest = b""
+def native_tables() -> dict[str, Any]:
+    """The tables prooflab.ReflogScanner reads lines by: the ones the numpy path and the line
+    parsers use."""
+    return {
+        "timeline_prefix": TIMELINE_PREFIX, "timing_prefix": TIMING_PREFIX, "ntt_h_prefix": NTT_H_PREFIX,
+        "events": list(EVENTS), "event_items": [[list(names) for _, names in _DETAILS[e]] for e in EVENTS],
+        "proof_kinds": list(PROOF_KINDS), "job_id_max": JOB_ID_MAX, "record_words": list(_RECORD_WORDS),
+        "durations": [(tid, first, rest[0] if rest else "") for tid, first, *rest in _DURATION_SHAPES],
+        "count_key": _COUNT_KEY, "prestage_values": list(PRESTAGE_VALUES), "ntt_h_keys": list(_NTT_H_KEYS),
+        "tracing_levels": _INFO_LEVELS, "tracing_slow": list(TRACING_SLOW), "worker_span": WORKER_SPAN,
+        "worker_started": WORKER_STARTED,
+    }
+
+
+@functools.lru_cache(maxsize=2)
+def _scanner_of(module: Any) -> Any:
+    return module.ReflogScanner(**native_tables())
+
+
+def native_scanner() -> Any:
+    """The compiled scanner when the `prooflab` module is importable and its fast readers are
+    on (loaders.use_fast_loader, PROOFLAB_FAST_LOADER), else None."""
+    module = fast_module()
+    return _scanner_of(module) if hasattr(module, "ReflogScanner") else None
+
+
+def read_chunks(fh: BinaryIO, chunk_bytes: int | None = None) -> Iterator[memoryview]:
+    """Pieces of the file of up to `chunk_bytes` (default CHUNK_BYTES; more for a longer line)
+    that end at a `\\n` (the last one may not: a cut line). Each is a view of one buffer that
+    is read into again for the next piece, and writable: the compiled scanner normalises it in
+    place. So no piece is copied, and no new memory is touched per piece."""
+    buf = bytearray(chunk_bytes or CHUNK_BYTES)
+    kept = 0  # the start of a line, carried from the previous piece to the buffer's start
     while True:
-        data = fh.read(chunk_bytes or CHUNK_BYTES)
-        if not data:
-            if rest:
-                yield rest
+        view = memoryview(buf)
+        n = kept + fh.readinto(view[kept:])
+        if n == kept:  # end of file
+            if kept:
+                yield view[:kept]
             return
-        buf = rest + data
-        cut = buf.rfind(b"\n")
-        if cut < 0:
-            rest = buf
+        cut = buf.rfind(b"\n", 0, n) + 1
+        if cut == 0:  # no line end yet: read on, into a larger buffer when this one is full
+            if n == len(buf):
+                buf = buf + bytearray(len(buf))
+            kept = n
             continue
-        yield buf[: cut + 1]
-        rest = buf[cut + 1:]
+        yield view[:cut]
+        buf[: n - cut] = buf[cut:n]
+        kept = n - cut
 
 
 def normalise(chunk: bytes) -> bytes:
@@ -264,14 +311,25 @@ def _ntt_h(text: str, lines: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarr
                 "value_ms": ints[ok].reshape(-1), "gpu_tid": np.full(n * k, -1, dtype="int64")}
 
 
-# The span engine.rs opens around each GPU call, naming the worker's GPU (reflog.WORKER_SPAN);
+# The span engine.rs opens around each GPU call, naming the worker's GPU (reflog_tracing.WORKER_SPAN);
 # a worker keeps its GPU, so the scanner needs to see only one line per (worker, gpu) pair.
-_WORKER_SPAN = re.compile(rb"gpu_worker\{(?:worker_id=(\d+) gpu=(\d+)[ }])?")
+# Numbers as the line scanner takes them (reflog_lines.uint: at most 18 digits).
+_WORKER_SPAN = re.compile(re.escape(WORKER_SPAN).encode() + rb"\{(?:worker_id=([0-9]{1,18}) gpu=([0-9]{1,18})[ }])?")
+# A worker start line, wherever its text is (one the scanner does not take as one only sends
+# it more lines); its worker and GPU when they follow as in engine.rs.
+_WORKER_STARTED = re.compile(re.escape(WORKER_STARTED).encode() + rb"(?: worker_id=([0-9]{1,18}) gpu=([0-9]{1,18})(?=[ \n]))?")
 
 
-def _tracing(raw: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _worker_starts(chunk: bytes) -> list[tuple[int, int] | None]:
+    """(worker, gpu) of each worker start text of the chunk, None where not of that form."""
+    return [(int(m[1]), int(m[2])) if m[1] is not None else None for m in _WORKER_STARTED.finditer(chunk)]
+
+
+def _tracing(raw: bytes, named: dict[int, int], starts: list[tuple[int, int] | None]
+             ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Which tracing lines are read in bulk, and the (line index, worker, gpu) of the
-    gpu_worker spans among them."""
+    gpu_worker spans among them. `named`: the GPU each worker was put on earlier in the file
+    (-1: several), `starts`: the chunk's worker start lines (`_worker_starts`)."""
     ok = np.array(_TRACING.findall(raw.decode("utf-8", errors="replace"))) != ""
     ends = None
 
@@ -288,31 +346,38 @@ def _tracing(raw: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
             ok[line_of(pos)] = False
             pos = raw.find(needle, pos + 1)
     # gpu_worker spans: the first line of each (worker, gpu) pair of the chunk goes to the
-    # scanner (which maps the worker and checks it against earlier lines), and every line of
-    # a worker named with two GPUs here, and every span it cannot read in bulk.
-    first: dict[tuple[bytes, bytes], int] = {}
-    lines_of: dict[bytes, list[int]] = {}
-    gpus_of: dict[bytes, set[bytes]] = {}
+    # scanner (which maps the worker in its run), and every span it cannot read in bulk. A
+    # worker keeps its GPU; every line of a worker that may break that goes to the scanner too,
+    # which checks each against its run: one named here (by spans and start lines) with two
+    # GPUs, or with another than earlier in the file; every worker, where a start line does
+    # not say its worker and GPU. So a span read in bulk never conflicts with its run.
+    first: dict[tuple[int, int], int] = {}
+    lines_of: dict[int, list[int]] = {}
+    gpus_of: dict[int, set[int]] = {}
     span_line, span_worker, span_gpu = [], [], []
     for m in _WORKER_SPAN.finditer(raw):
         line = line_of(m.start())
         if m[1] is None:
             ok[line] = False
             continue
-        first.setdefault((m[1], m[2]), line)
-        lines_of.setdefault(m[1], []).append(line)
-        gpus_of.setdefault(m[1], set()).add(m[2])
+        worker, gpu = int(m[1]), int(m[2])  # as numbers: worker_id=01 is worker 1
+        first.setdefault((worker, gpu), line)
+        lines_of.setdefault(worker, []).append(line)
+        gpus_of.setdefault(worker, set()).add(gpu)
         span_line.append(line)
-        span_worker.append(m[1])
-        span_gpu.append(m[2])
+        span_worker.append(worker)
+        span_gpu.append(gpu)
     for line in first.values():
         ok[line] = False
+    for start in starts:
+        if start is not None and start[0] in gpus_of:
+            gpus_of[start[0]].add(start[1])
+    unread_start = None in starts
     for worker, gpus in gpus_of.items():
-        if len(gpus) > 1:
+        if unread_start or len(gpus) > 1 or named.get(worker, next(iter(gpus))) not in gpus:
             ok[lines_of[worker]] = False
     spans = {"line": np.asarray(span_line, dtype="int64"),
-             "worker": np.asarray([int(w) for w in span_worker], dtype="int64"),
-             "gpu": np.asarray([int(g) for g in span_gpu], dtype="int64")}
+             "worker": np.asarray(span_worker, dtype="int64"), "gpu": np.asarray(span_gpu, dtype="int64")}
     keep = ok[spans["line"]] if len(span_line) else np.zeros(0, dtype=bool)  # the bulk-read ones
     return ok, {k: v[keep] for k, v in spans.items()}
 
@@ -326,8 +391,41 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: v[order] for k, v in out.items()}
 
 
-def scan_chunk(chunk: bytes, first_line: int, fast: bool) -> ChunkScan:
-    """`chunk`: normalised, every line ending with `\\n`; its first line has number `first_line`."""
+_KIND_NAMES = np.array(list(PROOF_KINDS) + [""], dtype=object)  # code -1: no kind
+_PRESTAGE_NAMES = np.array(PRESTAGE_VALUES, dtype=object)
+
+
+def _native_scan(scanner: Any, chunk: bytes | memoryview, first_line: int, named: dict[int, int]) -> ChunkScan:
+    """ChunkScan from prooflab.ReflogScanner's columns of codes."""
+    r = scanner.scan(chunk, first_line, named)
+    ev, cu, pre, spans = r["events"], r["cuda"], r["prestage"], r["worker_spans"]
+    scan = ChunkScan(first_line=first_line, n_lines=r["n_lines"], slow=r["slow"], fast_lines=r["fast_lines"],
+                     fast_records=r["fast_records"])
+    if len(ev["line"]):
+        scan.events = {"line": ev["line"], "offset_ms": ev["offset_ms"], "event": _EVENT_NAMES[ev["event"]],
+                       "job_id": np.array(r["job_ids"], dtype=object)[ev["job"]], "partition": ev["partition"],
+                       "worker": ev["worker"], "kind": _KIND_NAMES[ev["kind"]], "value_ms": ev["value_ms"]}
+    if len(cu["line"]):
+        keys = np.array(scanner.value_keys, dtype=object)
+        scan.cuda = {"line": cu["line"], "key": keys[cu["key"]], "value_ms": cu["value_ms"], "gpu_tid": cu["gpu_tid"]}
+    if len(pre["line"]):
+        scan.prestage = {"line": pre["line"], "prestage_setup": _PRESTAGE_NAMES[pre["value"]]}
+    if len(spans["line"]):
+        scan.worker_spans = spans
+    return scan
+
+
+def scan_chunk(chunk: bytes | memoryview, first_line: int, fast: bool, named: dict[int, int] | None = None) -> ChunkScan:
+    """`chunk`: whole lines as read, every one ending with `\\n`; its first line has number
+    `first_line`. `fast`: lines of the common shapes read here (compiled when the module is
+    there; a writable chunk is then normalised in place), else every line handed back.
+    `named`: worker -> GPU of the workers the runs before the chunk put on a GPU (-1 where
+    they differ), which decides the span lines the scanner must check."""
+    named = named or {}
+    scanner = native_scanner() if fast else None
+    if scanner is not None:
+        return _native_scan(scanner, chunk, first_line, named)
+    chunk = normalise(bytes(chunk))
     arr = np.frombuffer(chunk, dtype=np.uint8)
     ends = np.flatnonzero(arr == 10)
     starts = np.concatenate([[0], ends[:-1] + 1]).astype("int64") if len(ends) else ends
@@ -353,7 +451,7 @@ def scan_chunk(chunk: bytes, first_line: int, fast: bool) -> ChunkScan:
                 continue
             raw = arr[per_byte == cls].tobytes()  # the class's lines, each with its \n
             if cls == _D:
-                ok, spans = _tracing(raw)
+                ok, spans = _tracing(raw, named, _worker_starts(chunk))
                 fast_mask[where[ok]] = True
                 scan.worker_spans = {**spans, "line": numbers[where][spans["line"]]}
                 continue

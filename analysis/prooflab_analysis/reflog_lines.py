@@ -10,7 +10,8 @@ from .loaders import quote
 # Job ids are uuids (cuzk-core engine.rs `Uuid::new_v4()`) or ids a client chose; never
 # blanks, commas or colons, so that a fragment of an interleaved `CUZK_TIMING:` write or of
 # another record can never pass for one.
-JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,127}")
+JOB_ID_MAX = 128
+JOB_ID = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._/-]{{0,{JOB_ID_MAX - 1}}}")
 _RECORD_WORDS = ("TIMELINE", "CUZK_")
 
 

@@ -24,8 +24,12 @@ from datetime import datetime
 from .reflog_lines import LineError
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
+# engine.rs wraps each GPU call in `info_span!("gpu_worker", worker_id, gpu, job_id, ...)`, so every
+# line the call logs names its worker's GPU too (a log that starts after the worker start lines).
+WORKER_SPAN = "gpu_worker"
 _LINE = re.compile(
-    r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z) +(?P<level>TRACE|DEBUG|INFO|WARN|ERROR) "
+    r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z) +(?P<level>" + "|".join(LEVELS) + ") "
     r"(?P<spans>(?:[A-Za-z_][A-Za-z0-9_]*(?:\{[^{}]*\})?:)*) ?(?P<target>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*):"
     r"(?: (?P<body>.*))?"
 )

@@ -27,6 +27,7 @@
 #include "harness/config_file.hpp"
 #include "harness/provenance.hpp"
 #include "harness/python/fast_csv.hpp"
+#include "harness/python/reflog_scan.hpp"
 #include "harness/trace_export_chrome.hpp"
 #include "harness/version.hpp"
 
@@ -201,6 +202,108 @@ py::dict read_csv_columns(const std::string& path, const std::set<std::string>& 
   return out;
 }
 
+// A vector as a numpy int64 array that owns it (no copy: the columns of a chunk are large).
+py::array_t<std::int64_t> int64_array(std::vector<std::int64_t>&& v) {
+  auto* owned = new std::vector<std::int64_t>(std::move(v));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<std::int64_t>*>(p); });
+  return py::array_t<std::int64_t>(std::vector<py::ssize_t>{static_cast<py::ssize_t>(owned->size())},
+                                   std::vector<py::ssize_t>{sizeof(std::int64_t)}, owned->data(), free_when_done);
+}
+
+py::str utf8_replaced(std::string_view text) {  // as bytes.decode("utf-8", errors="replace")
+  PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<py::ssize_t>(text.size()), "replace");
+  if (s == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
+}
+
+ReflogShapes reflog_shapes(const py::kwargs& kw) {
+  const auto get = [&](const char* key) {
+    if (!kw.contains(key)) throw std::invalid_argument(std::string("ReflogScanner: missing table '") + key + "'");
+    return kw[key];
+  };
+  ReflogShapes s;
+  s.timeline_prefix = get("timeline_prefix").cast<std::string>();
+  s.timing_prefix = get("timing_prefix").cast<std::string>();
+  s.ntt_h_prefix = get("ntt_h_prefix").cast<std::string>();
+  s.events = get("events").cast<std::vector<std::string>>();
+  s.event_items = get("event_items").cast<std::vector<std::vector<std::vector<std::string>>>>();
+  s.proof_kinds = get("proof_kinds").cast<std::vector<std::string>>();
+  s.job_id_max = get("job_id_max").cast<std::size_t>();
+  s.record_words = get("record_words").cast<std::vector<std::string>>();
+  for (const auto& [tid, first, second] : get("durations").cast<std::vector<std::tuple<bool, std::string, std::string>>>())
+    s.durations.push_back({tid, first, second});
+  s.count_key = get("count_key").cast<std::string>();
+  s.prestage_values = get("prestage_values").cast<std::vector<std::string>>();
+  s.ntt_h_keys = get("ntt_h_keys").cast<std::vector<std::string>>();
+  s.tracing_levels = get("tracing_levels").cast<std::vector<std::string>>();
+  s.tracing_slow = get("tracing_slow").cast<std::vector<std::string>>();
+  s.worker_span = get("worker_span").cast<std::string>();
+  s.worker_started = get("worker_started").cast<std::string>();
+  for (const auto& key : kw)
+    if (!std::set<std::string>{"timeline_prefix", "timing_prefix", "ntt_h_prefix", "events", "event_items",
+                               "proof_kinds", "job_id_max", "record_words", "durations", "count_key",
+                               "prestage_values", "ntt_h_keys", "tracing_levels", "tracing_slow", "worker_span", "worker_started"}
+             .contains(key.first.cast<std::string>()))
+      throw std::invalid_argument("ReflogScanner: unknown table '" + key.first.cast<std::string>() + "'");
+  return s;
+}
+
+// `chunk`: bytes, or a writable buffer (a memoryview of the importer's bytearray), which is
+// normalised in place; read-only bytes are copied first.
+py::dict scan_reflog(const ReflogScanner& scanner, const py::buffer& chunk, std::int64_t first_line,
+                     const ReflogScanner::NamedWorkers& named) {
+  const py::buffer_info info = chunk.request();
+  if (info.ndim != 1 || info.itemsize != 1 || (info.shape[0] > 1 && info.strides[0] != 1))
+    throw std::invalid_argument("ReflogScanner.scan: the chunk must be contiguous bytes");
+  const auto size = static_cast<std::size_t>(info.shape[0]);
+  std::string copy;
+  std::span<char> bytes(static_cast<char*>(info.ptr), size);
+  if (info.readonly) {
+    copy.assign(bytes.data(), size);
+    bytes = std::span<char>(copy.data(), size);
+  }
+  ReflogChunk c;
+  {
+    py::gil_scoped_release release;
+    c = scanner.scan(bytes, first_line, named);
+  }
+  py::dict events, cuda, prestage, worker_spans;
+  events["line"] = int64_array(std::move(c.ev_line));
+  events["offset_ms"] = int64_array(std::move(c.ev_offset_ms));
+  events["event"] = int64_array(std::move(c.ev_event));
+  events["job"] = int64_array(std::move(c.ev_job));
+  events["partition"] = int64_array(std::move(c.ev_partition));
+  events["worker"] = int64_array(std::move(c.ev_worker));
+  events["kind"] = int64_array(std::move(c.ev_kind));
+  events["value_ms"] = int64_array(std::move(c.ev_value_ms));
+  cuda["line"] = int64_array(std::move(c.cu_line));
+  cuda["key"] = int64_array(std::move(c.cu_key));
+  cuda["value_ms"] = int64_array(std::move(c.cu_value_ms));
+  cuda["gpu_tid"] = int64_array(std::move(c.cu_gpu_tid));
+  prestage["line"] = int64_array(std::move(c.pre_line));
+  prestage["value"] = int64_array(std::move(c.pre_value));
+  worker_spans["line"] = int64_array(std::move(c.span_line));
+  worker_spans["worker"] = int64_array(std::move(c.span_worker));
+  worker_spans["gpu"] = int64_array(std::move(c.span_gpu));
+  py::list job_ids, slow;
+  for (const auto id : c.job_ids) job_ids.append(utf8_replaced(id));
+  for (std::size_t k = 0; k < c.slow_line.size(); ++k) {
+    const auto [b, e] = c.slow_span[k];
+    slow.append(py::make_tuple(c.slow_line[k], utf8_replaced(c.text.substr(b, e - b))));
+  }
+  py::dict out;
+  out["n_lines"] = c.n_lines;
+  out["fast_lines"] = int64_array(std::move(c.fast_lines));
+  out["fast_records"] = int64_array(std::move(c.fast_records));
+  out["events"] = events;
+  out["job_ids"] = job_ids;
+  out["cuda"] = cuda;
+  out["prestage"] = prestage;
+  out["worker_spans"] = worker_spans;
+  out["slow"] = slow;
+  return out;
+}
+
 }  // namespace
 }  // namespace prooflab::harness::python
 
@@ -208,7 +311,8 @@ PYBIND11_MODULE(prooflab, m) {
   using prooflab::engine::EngineConfig;
   namespace hp = prooflab::harness::python;
   m.doc() = R"(prooflab: the proving engine's configuration, batch runs into run directories, fast
-run-directory loaders and the Chrome/Perfetto trace export, for notebooks.
+run-directory loaders, the reference-log line scanner and the Chrome/Perfetto trace export,
+for notebooks.
 
     cfg = prooflab.EngineConfig(constraints=4096, partitions=10, count=6, concurrency=3)
     run = prooflab.run_batch(cfg, out="results/runs")
@@ -287,6 +391,23 @@ with prooflab_analysis.loaders, whose errors name the line.)");
   m.def("read_stages", [](const std::string& run_dir) {
         return hp::read_csv_columns(run_dir + "/stages.csv", hp::kStagesIntColumns);
       }, py::arg("run_dir"), "stages.csv of a run directory, as read_csv_columns gives it");
+
+  py::class_<hp::ReflogScanner>(m, "ReflogScanner", R"(The compiled line scanner of prooflab_analysis.reflog_chunks:
+ReflogScanner(**tables) with the tables reflog_chunks.native_tables() gives (raises ValueError
+naming a missing or bad one); scan(chunk, first_line) reads one chunk of whole lines of a
+cuzk daemon log (docs/reference-logs.md, "Speed").)")
+      .def(py::init([](const py::kwargs& kw) { return hp::ReflogScanner(hp::reflog_shapes(kw)); }))
+      .def_property_readonly("value_keys", &hp::ReflogScanner::value_keys,
+                             "The CUZK key of each value code that scan() returns")
+      .def("scan", &hp::scan_reflog, py::arg("chunk"), py::arg("first_line"), py::arg("named"),
+           R"(One chunk (whole lines, each ending with a newline; ANSI colour and \r\n allowed)
+whose first line has number first_line: bytes, or a writable buffer, which is normalised in
+place; named: {worker: gpu} of the workers the file put on a GPU before it (-1: several). Returns {"n_lines", "fast_lines",
+"fast_records", "events", "job_ids", "cuda", "prestage", "worker_spans", "slow"}: the line
+numbers read here, with the cumulative count of records among them; TIMELINE, CUZK value and
+prestage columns as int64 arrays (codes index events, job_ids, proof_kinds, value_keys,
+prestage_values; -1 = absent); the gpu_worker spans of the lines read here (line, worker,
+gpu); and (line number, text) of every other line, in file order, for the line scanner.)");
 
   m.def("export_trace", [](const std::string& run_dir, const std::string& out) {
         const auto file = prooflab::harness::trace_export::export_chrome_trace(run_dir, out);

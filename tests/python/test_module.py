@@ -8,15 +8,11 @@ PROOFLAB_BUILD_DIR selects another build directory than build/.
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import json
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -24,40 +20,13 @@ import pandas as pd
 import pytest
 
 from builders import synthetic_timeline, write_known_run, write_run
+from native_module import BUILD_DIR, MODULE_DIR, REPO, load_module, module_path
 from prooflab_analysis import loaders
 from prooflab_analysis.loaders import RunFormatError
 
-REPO = Path(__file__).resolve().parents[2]
-BUILD_DIR = Path(os.environ.get("PROOFLAB_BUILD_DIR", REPO / "build"))
-MODULE_DIR = BUILD_DIR / "python"
 REFERENCE = REPO / "results" / "reference-runs"
 
-
-def _module_path() -> Path | None:
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        path = MODULE_DIR / f"prooflab{suffix}"
-        if path.exists():
-            return path
-    return None
-
-
-def _load_module() -> ModuleType | None:
-    """The module from MODULE_DIR, without putting it on sys.path: the other test files
-    keep reading with pandas unless they choose otherwise."""
-    path = _module_path()
-    if path is None:
-        return None
-    if "prooflab" in sys.modules:
-        return sys.modules["prooflab"]
-    loader = importlib.machinery.ExtensionFileLoader("prooflab", str(path))
-    spec = importlib.util.spec_from_file_location("prooflab", path, loader=loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-prooflab = _load_module()
+prooflab = load_module()
 if prooflab is None:
     pytest.skip(
         f"the prooflab Python module is not built in {MODULE_DIR} (make build builds it; a Python-only "
@@ -157,8 +126,8 @@ def test_keyboard_interrupt_marks_the_run_interrupted(tmp_path: Path, param_dir:
     # In a child process, so that a missed interrupt cannot stop this test session.
     script = f"""
 import importlib.machinery, importlib.util, signal, threading
-loader = importlib.machinery.ExtensionFileLoader("prooflab", {str(_module_path())!r})
-spec = importlib.util.spec_from_file_location("prooflab", {str(_module_path())!r}, loader=loader)
+loader = importlib.machinery.ExtensionFileLoader("prooflab", {str(module_path())!r})
+spec = importlib.util.spec_from_file_location("prooflab", {str(module_path())!r}, loader=loader)
 prooflab = importlib.util.module_from_spec(spec); loader.exec_module(prooflab)
 cfg = prooflab.EngineConfig(constraints=1024, partitions=4, count=200, concurrency=1)
 threading.Timer(1.0, signal.raise_signal, (signal.SIGINT,)).start()
