@@ -2,7 +2,9 @@
 complete repetitions. c is the proof count and j the concurrency (`batch --count C
 --concurrency J`), taken from the `count`/`concurrency` axes or each run's config.
 
-Rows are ordered by c and j, the baseline variant first within each; the spread of the
+Rows are ordered by c and j, then by the experiment's other axes (their values, numbers as
+numbers: pw 1, 2, 4, 8, 12, not the runs' shuffled order), the baseline variant first
+within each cell; the spread of the
 repetitions is shown for the metrics in `SPREAD_METRICS`: sample standard deviation and a
 95 % Student-t interval of the mean (stats.mean_t_interval; blank with one repetition)."""
 
@@ -93,7 +95,8 @@ def _axis(runs: pd.DataFrame, *names: str) -> pd.Series:
 
 def sweep_table(runs: pd.DataFrame, baseline: str = "baseline") -> pd.DataFrame:
     """Mean of each metric over the complete runs of each (cell, variant); `reps` counts
-    them; sd and 95 % t interval for SPREAD_METRICS. Rows are ordered by c, j, then the
+    them; sd and 95 % t interval for SPREAD_METRICS. Rows are ordered by c, j, the other
+    axes of `runs.attrs['axes']` (numeric where every value is a number), then the
     `baseline` variant first and the others in name order."""
     usable = runs
     if "status" in usable.columns:
@@ -107,9 +110,11 @@ def sweep_table(runs: pd.DataFrame, baseline: str = "baseline") -> pd.DataFrame:
         usable[col] = pd.to_numeric(usable[col], errors="coerce")
     if "bandwidth_source" not in usable.columns:
         usable["bandwidth_source"] = ""
-    rows = []
+    axes = [a for a in runs.attrs.get("axes", []) if a in usable.columns and a not in ("count", "concurrency")]
+    rows, axis_keys = [], []
     for (cell, variant), grp in usable.groupby(["cell", "variant"], sort=False):
         row = {"cell": cell, "variant": variant, "c": grp["c"].iloc[0], "j": grp["j"].iloc[0], "reps": len(grp)}
+        axis_keys.append({f"_axis_{a}": grp[a].iloc[0] for a in axes})
         for col in METRIC_COLUMNS:
             values = grp[col].dropna()
             row[col] = float(values.mean()) if len(values) else np.nan
@@ -120,9 +125,15 @@ def sweep_table(runs: pd.DataFrame, baseline: str = "baseline") -> pd.DataFrame:
         row["bandwidth_source"] = ",".join(sources)
         rows.append(row)
     table = pd.DataFrame(rows, columns=SWEEP_COLUMNS)
+    keys = pd.DataFrame(axis_keys, index=table.index, columns=[f"_axis_{a}" for a in axes])
+    for col in keys.columns:  # numbers sort as numbers, anything else as text
+        as_number = pd.to_numeric(keys[col], errors="coerce")
+        keys[col] = as_number if as_number.notna().all() else keys[col].astype(str)
+    table = pd.concat([table, keys], axis=1)
     table["_not_baseline"] = table["variant"] != baseline
-    table = table.sort_values(["c", "j", "_not_baseline", "variant"], kind="stable", na_position="last")
-    table = table.drop(columns="_not_baseline").reset_index(drop=True)
+    table = table.sort_values(["c", "j", *keys.columns, "_not_baseline", "variant"], kind="stable",
+                              na_position="last")
+    table = table.drop(columns=["_not_baseline", *keys.columns]).reset_index(drop=True)
     table["reps"] = table["reps"].astype("int64")
     return table
 

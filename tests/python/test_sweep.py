@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -88,3 +89,20 @@ def test_one_repetition_has_no_interval(tmp_path: Path) -> None:
     exp = write_sweep_experiment(tmp_path / "exp", [(5, 5, 1.0)], reps=1)
     row = sweep_table(metrics.experiment_metrics(load_experiment(exp))).iloc[0]
     assert np.isnan(row["s_per_proof_sd"]) and np.isnan(row["s_per_proof_ci_low"])
+
+
+def test_cells_of_another_axis_in_its_value_order_not_the_runs_order() -> None:
+    # A pw sweep at one c/j, runs listed in a shuffled order (as index.csv lists them): the
+    # rows follow pw as numbers (12 after 8, not after 1), the baseline first in each cell.
+    order = [12, 1, 4, 2, 8]
+    runs = pd.DataFrame([{"cell": f"pw{pw}", "variant": v, "count": 5, "concurrency": 5, "partition_workers": str(pw),
+                          "status": "complete", "s_per_proof": 1.0 + pw / 100}
+                         for pw in order for v in ("z_variant", "baseline")])
+    runs.attrs["axes"] = ["partition_workers"]
+    table = sweep_table(runs)
+    assert table["cell"].tolist() == ["pw1", "pw1", "pw2", "pw2", "pw4", "pw4", "pw8", "pw8", "pw12", "pw12"]
+    assert table["variant"].tolist()[:2] == ["baseline", "z_variant"]
+    assert table["s_per_proof"].tolist()[::2] == pytest.approx([1.01, 1.02, 1.04, 1.08, 1.12])
+    runs.attrs["axes"] = []  # without axes: c, j, baseline first, then the runs' order, as before
+    plain = sweep_table(runs)
+    assert plain.loc[plain["variant"] == "baseline", "cell"].tolist() == [f"pw{pw}" for pw in order]
