@@ -42,7 +42,7 @@ struct CounterFlags {
 inline void add_counter_flags(CLI::App* cmd, CounterFlags& f) {
   cmd->add_option("--counters", f.sources,
                   "counter sources: all | off | a list of probe,proc,likwid,perf_uncore,nvml,"
-                  "gpu_energy,host_energy "
+                  "gpu_energy,host_energy,host_memory "
                   "(docs/counters.md)")
       ->capture_default_str();
   cmd->add_option("--counter-period-ms", f.period_ms, "counter sampling period in ms (1..60000)")
