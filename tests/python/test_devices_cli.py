@@ -9,8 +9,6 @@ saying how many there are."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -20,24 +18,11 @@ import pytest
 from prooflab_analysis.loaders import load_experiment, load_run
 from prooflab_analysis.report import write_experiment_report
 from prooflab_analysis.waterfall_lanes import waterfall_layout
+from prooflab_cli import BIN, ROOT, prooflab
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("PROOFLAB_BIN", ROOT / "build" / "bin" / "prooflab")).resolve()
 EXPERIMENTS = ROOT / "experiments"
 
 pytestmark = pytest.mark.skipif(not BIN.exists(), reason=f"{BIN} is missing: build it first (make test builds it)")
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    e = dict(os.environ)
-    e["PROOFLAB_PARAM_DIR"] = str(tmp_path_factory.mktemp("params"))
-    e.pop("TERM", None)
-    return e
-
-
-def prooflab(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
 
 
 def covered_us(spans: list[tuple[float, float]], lo: float, hi: float) -> float:

@@ -9,7 +9,6 @@ that the analysis package reads what the runner writes."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -23,9 +22,8 @@ import pytest
 
 from prooflab_analysis import abtest, metrics, sweep
 from prooflab_analysis.loaders import load_experiment
+from prooflab_cli import BIN, ROOT, prooflab
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("PROOFLAB_BIN", ROOT / "build" / "bin" / "prooflab")).resolve()
 EXPERIMENTS = ROOT / "experiments"
 
 
@@ -40,18 +38,6 @@ def _why_unusable() -> str | None:
 
 _WHY = _why_unusable()
 pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    e = dict(os.environ)
-    e["PROOFLAB_PARAM_DIR"] = str(tmp_path_factory.mktemp("params"))
-    e.pop("TERM", None)
-    return e
-
-
-def prooflab(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
 
 
 TINY_EXPERIMENT = """

@@ -7,30 +7,16 @@ Each test is named for the guarantee it checks; docs/faults.md lists them."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("PROOFLAB_BIN", ROOT / "build" / "bin" / "prooflab")).resolve()
+from prooflab_cli import BIN, prooflab
 
 pytestmark = pytest.mark.skipif(not BIN.exists(), reason=f"{BIN} is missing: build it first (make test builds it)")
 
 TINY = ["--set", "circuit=tiny", "--set", "partitions=2"]
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    e = dict(os.environ)
-    e["PROOFLAB_PARAM_DIR"] = str(tmp_path_factory.mktemp("params"))
-    e.pop("TERM", None)
-    return e
-
-
-def prooflab(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
 
 
 def error_line(proc: subprocess.CompletedProcess) -> str:
