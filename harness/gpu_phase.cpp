@@ -173,8 +173,8 @@ void add_gpu_phase_command(CLI::App& app) {
       const double st = seconds_since(ts) * 1e3;
       std::map<std::string, double> this_rep;
       ts = std::chrono::steady_clock::now();
-      sums = backend.run_gpu_phase(0, pk, *buffers, plan, [&](const char* name, std::int64_t us) {
-        this_rep[name] = us / 1e3;
+      sums = backend.run_gpu_phase(0, pk, *buffers, plan, [&](trace::Stage sub, std::int64_t us) {
+        this_rep[trace::stage_name(sub)] = us / 1e3;
       });
       const double ph = seconds_since(ts) * 1e3;
       std::printf("  rep %u%s: stage (upload a, b, c) %.1f ms, gpu phase %.1f ms (", rep,

@@ -8,7 +8,6 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <string_view>
 
 #include "core/circuits/circuit.hpp"
 #include "core/engine/config.hpp"
@@ -53,10 +52,14 @@ groth16::Proof prove_on_backend(engine::Backend& backend, const groth16::Proving
   auto buffers = backend.stage(0, part, "prove");
   upload_s = since(t0);
   const groth16::GpuPhaseSums sums =
-      backend.run_gpu_phase(0, pk, *buffers, plan, [&](const char* name, std::int64_t us) {
-        const std::string_view n(name);
-        double& slot = n == "ntt_h" ? t.ntt_h_s : n == "batch_add" ? t.batch_add_s : t.tail_msm_s;
-        slot = static_cast<double>(us) * 1e-6;
+      backend.run_gpu_phase(0, pk, *buffers, plan, [&](trace::Stage sub, std::int64_t us) {
+        const double seconds = static_cast<double>(us) * 1e-6;
+        switch (trace::checked_gpu_substage(sub)) {
+          case trace::Stage::kNttH: t.ntt_h_s = seconds; break;
+          case trace::Stage::kBatchAdd: t.batch_add_s = seconds; break;
+          case trace::Stage::kTailMsm: t.tail_msm_s = seconds; break;
+          default: break;  // checked_gpu_substage threw
+        }
       });
   buffers.reset();
   t0 = clock::now();

@@ -19,6 +19,7 @@
 #include "core/parallel/thread_pool.hpp"
 #include "core/r1cs/evaluate.hpp"
 #include "core/r1cs/r1cs.hpp"
+#include "core/trace/stages.hpp"
 
 namespace prooflab::groth16 {
 
@@ -73,14 +74,12 @@ struct StageTimes {
   }
 };
 
-// Called as each GPU sub-stage ends, with its duration: "ntt_h" (the NTTs and the MSM of H,
-// the reference's ntt_msm_h), "batch_add", "tail_msm".
-using SubstageHook = std::function<void(const char* substage, double seconds)>;
-
-// The GPU phase on the CPU: H, batch additions and tail MSMs for L, A, B_G1.
+// The GPU phase on the CPU: H, batch additions and tail MSMs for L, A, B_G1. on_substage is
+// called as each sub-stage ends, with its duration: ntt_h (the NTTs and the MSM of H, the
+// reference's ntt_msm_h), batch_add, tail_msm.
 GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const MsmPlan& plan,
                        parallel::ThreadPool& pool, StageTimes* times = nullptr,
-                       const SubstageHook& on_substage = {});
+                       const trace::SubstageHook& on_substage = {});
 
 // b_g2_msm: the G2 query (batch addition + tail MSM) on the groth16 pool.
 curve::G2Jacobian b_g2_msm(const ProvingKey& pk, const MsmPlan& plan,
