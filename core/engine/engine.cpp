@@ -22,6 +22,7 @@
 #include "core/engine/host_memory_budget.hpp"
 #include "core/engine/job_proofs.hpp"
 #include "core/engine/synthesis_permits.hpp"
+#include "core/engine/synthesis_throttle.hpp"
 #include "core/groth16/proof_bundle.hpp"
 #include "core/groth16/prover.hpp"
 #include "core/groth16/qap.hpp"
@@ -37,10 +38,6 @@ namespace {
 using trace::Event;
 using trace::Stage;
 using trace::StageScope;
-
-// The throttle checks its flag between chunks of rows and yields this long (the reference
-// checks an atomic every 64 chunks of 8192 rows and yields).
-constexpr auto kThrottleYield = std::chrono::microseconds(200);
 
 std::string kv(const char* k, std::int64_t v) { return std::string(k) + "=" + std::to_string(v); }
 
@@ -90,18 +87,6 @@ struct QueueOrder {
   }
 };
 
-// Yields synthesis while b_g2_msm runs (intervention I3).
-class ThrottleHook final : public r1cs::ChunkHook {
- public:
-  explicit ThrottleHook(const std::atomic<int>& active) : active_(active) {}
-  void between_chunks() override {
-    while (active_.load(std::memory_order_relaxed) > 0) std::this_thread::sleep_for(kThrottleYield);
-  }
-
- private:
-  const std::atomic<int>& active_;
-};
-
 class Engine {
  public:
   explicit Engine(const EngineInputs& in)
@@ -118,7 +103,7 @@ class Engine {
         groth16_pool_(cfg_.gpu_threads, "groth16"),
         lock_policy_(make_gpu_lock_policy(cfg_.lock_policy, cfg_.devices)),
         deallocator_(make_deallocator(cfg_.dealloc_policy)),
-        throttle_hook_(b_g2_active_) {
+        throttle_(cfg_.throttle, tl_) {
     budget_.set_gauge(in.host_charged_gauge);
     // Each partition worker synthesizes on its own share of the synthesis threads.
     const unsigned total = cfg_.synth_threads ? cfg_.synth_threads : std::max(1u, std::thread::hardware_concurrency());
@@ -237,7 +222,7 @@ class Engine {
       auto& job = *jobs_.at(part.job);
       if (job.first_synth_us < 0) job.first_synth_us = synth.start_us();
     }
-    part.synth = groth16::synthesize(*circuit, in_.cs, pool, cfg_.throttle ? &throttle_hook_ : nullptr);
+    part.synth = groth16::synthesize(*circuit, in_.cs, pool, throttle_.hook());
     part.row.abc_bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);
     part.row.aux_bytes = buffer_bytes(part.synth.witness.input) + buffer_bytes(part.synth.witness.aux);
     part.memory.charge(part.row.abc_bytes + part.row.aux_bytes);
@@ -347,17 +332,10 @@ class Engine {
     // b_g2_msm starts now, from prep_msm's output, and is joined after the GPU lock is
     // released: the next worker's GPU phase overlaps it.
     auto b_g2 = groth16_pool_.submit([&, tag] {
-      if (b_g2_active_.fetch_add(1) == 0 && cfg_.throttle) tl_.record(Event::kThrottleOn);
+      const SynthesisThrottle::Running running(throttle_);  // THROTTLE_OFF after the stage ends
       StageScope stage(tl_, Stage::kBG2Msm, tag, &part.row);
-      curve::G2Jacobian r;
-      try {
-        r = groth16::b_g2_msm(in_.pk, part.plan, groth16_pool_);
-      } catch (...) {
-        if (b_g2_active_.fetch_sub(1) == 1 && cfg_.throttle) tl_.record(Event::kThrottleOff);
-        throw;
-      }
+      const curve::G2Jacobian r = groth16::b_g2_msm(in_.pk, part.plan, groth16_pool_);
       stage.end();
-      if (b_g2_active_.fetch_sub(1) == 1 && cfg_.throttle) tl_.record(Event::kThrottleOff);
       return r;
     });
     // The task reads `part`: never leave by an exception before it has finished (a normal
@@ -534,8 +512,7 @@ class Engine {
   std::unique_ptr<Finalizer> finalizer_;  // finalize = split
   const std::unique_ptr<GpuLockPolicy> lock_policy_;
   const std::unique_ptr<Deallocator> deallocator_;
-  std::atomic<int> b_g2_active_{0};
-  ThrottleHook throttle_hook_;
+  SynthesisThrottle throttle_;
 
   std::mutex m_;
   std::condition_variable synth_cv_, gpu_cv_, done_cv_;

@@ -10,7 +10,7 @@
 //
 // engine.cpp holds the queues, the workers and the job accounting; the parts it composes are
 // units of their own: the lock policy (gpu_lock_policy.hpp), the dealloc policy
-// (deallocator.hpp), the host budget and permits, the finalizer, the job's proofs
+// (deallocator.hpp), the throttle (synthesis_throttle.hpp), the host budget and permits, the finalizer, the job's proofs
 // (job_proofs.hpp) and summary.json (batch_summary.hpp).
 #pragma once
 
