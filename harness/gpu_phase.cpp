@@ -129,7 +129,7 @@ void add_gpu_phase_command(CLI::App& app) {
     const auto cs = circuits::synthesize_shape(*circuit, {.keep_annotations = false});
     std::printf("gpu-phase: %s; shape in %.1f s\n", circuit->describe().c_str(), seconds_since(t0));
     t0 = std::chrono::steady_clock::now();
-    const auto part0 = groth16::synthesize(*circuit, cs, pool);
+    const auto part0 = groth16::synthesize(cs, circuits::synthesize_witness(*circuit), pool);
     const std::size_t domain = part0.a.size();
     const double synth_s = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();

@@ -222,7 +222,7 @@ class Engine {
       auto& job = *jobs_.at(part.job);
       if (job.first_synth_us < 0) job.first_synth_us = synth.start_us();
     }
-    part.synth = groth16::synthesize(*circuit, in_.cs, pool, throttle_.hook());
+    part.synth = groth16::synthesize(in_.cs, circuits::synthesize_witness(*circuit), pool, throttle_.hook());
     part.row.abc_bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);
     part.row.aux_bytes = buffer_bytes(part.synth.witness.input) + buffer_bytes(part.synth.witness.aux);
     part.memory.charge(part.row.abc_bytes + part.row.aux_bytes);

@@ -52,10 +52,10 @@ void init_plan(QueryPlan<Curve>& plan, std::size_t n) {
 
 }  // namespace
 
-SynthesizedPartition synthesize(const circuits::Circuit& circuit, const r1cs::R1cs& cs,
-                                parallel::ThreadPool& pool, r1cs::ChunkHook* hook) {
+SynthesizedPartition synthesize(const r1cs::R1cs& cs, r1cs::Witness witness, parallel::ThreadPool& pool,
+                                r1cs::ChunkHook* hook) {
   SynthesizedPartition out;
-  out.witness = circuits::synthesize_witness(circuit);
+  out.witness = std::move(witness);
   r1cs::check_witness_fits(cs, out.witness, "synthesize");
   // Evaluations over the whole domain: the constraints, the input rows (a = input_i),
   // then zeros — the layout compute_h transforms in place.
@@ -171,13 +171,13 @@ Proof epilogue(const ProvingKey& pk, const GpuPhaseSums& sums, const curve::G2Ja
   return {a.to_affine(), b.to_affine(), c.to_affine()};
 }
 
-Proof prove(const ProvingKey& pk, const r1cs::R1cs& cs, const circuits::Circuit& circuit,
+Proof prove(const ProvingKey& pk, const r1cs::R1cs& cs, r1cs::Witness witness,
             parallel::ThreadPool& pool, parallel::ThreadPool& groth16_pool, std::mt19937_64& rng,
             StageTimes* times) {
   SynthesizedPartition part;
   {
     Stopwatch sw(field_of(times, &StageTimes::synthesize_s));
-    part = synthesize(circuit, cs, pool);
+    part = synthesize(cs, std::move(witness), pool);
   }
   MsmPlan plan;
   {

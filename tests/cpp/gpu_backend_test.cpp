@@ -165,7 +165,7 @@ class CudaBackendPhase : public ::testing::TestWithParam<PhaseCase> {
   static Inputs inputs(const struct Setup& s, std::uint64_t seed) {
     Inputs in;
     const auto circuit = circuits::make_circuit(GetParam().circuit, GetParam().constraints, seed);
-    in.part = groth16::synthesize(*circuit, s.cs, pool());
+    in.part = groth16::synthesize(s.cs, circuits::synthesize_witness(*circuit), pool());
     in.plan = groth16::prep_msm(s.pk, s.cs, in.part.witness);
     engine::CpuBackend cpu(1, 0, 0);
     auto cpu_buffers = cpu.stage(0, in.part, "test");
@@ -228,7 +228,7 @@ struct Measured {
 Measured measure_phase(const char* circuit_name, std::uint64_t constraints) {
   const auto& s = setup_for(circuit_name, constraints);
   const auto circuit = circuits::make_circuit(circuit_name, constraints, 0);
-  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
+  groth16::SynthesizedPartition part = groth16::synthesize(s.cs, circuits::synthesize_witness(*circuit), pool());
   const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
   CudaBackend cuda(1, 0);
   auto buffers = cuda.stage(0, part, "measure");
@@ -287,7 +287,7 @@ TEST(CudaBackend, StageOverTheBudgetThrowsTheEnginesOutOfDeviceMemory) {
   REQUIRE_GPU();
   const auto& s = setup_for("porep-like", 1 << 10);
   const auto circuit = circuits::make_circuit("porep-like", 1 << 10, 3);
-  const auto part = groth16::synthesize(*circuit, s.cs, pool());
+  const auto part = groth16::synthesize(s.cs, circuits::synthesize_witness(*circuit), pool());
   const std::size_t n = part.a.size();
   // Room for a and b, not c.
   CudaBackend cuda(1, 64ull * n + 1000);
@@ -454,7 +454,7 @@ TEST(CudaBackend, SynchronizeAndTrimRunWhileAPhaseIsInFlight) {
   REQUIRE_GPU();
   const auto& s = setup_for("porep-like", 1 << 12);
   const auto circuit = circuits::make_circuit("porep-like", 1 << 12, 5);
-  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
+  groth16::SynthesizedPartition part = groth16::synthesize(s.cs, circuits::synthesize_witness(*circuit), pool());
   const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
   engine::CpuBackend cpu(1, 0, 0);
   auto cpu_buffers = cpu.stage(0, part, "test");
