@@ -129,7 +129,7 @@ void add_gpu_phase_command(CLI::App& app) {
     const auto cs = circuits::synthesize_shape(*circuit, {.keep_annotations = false});
     std::printf("gpu-phase: %s; shape in %.1f s\n", circuit->describe().c_str(), seconds_since(t0));
     t0 = std::chrono::steady_clock::now();
-    const auto part0 = groth16::synthesize(*circuit, cs, pool);
+    const auto part0 = groth16::synthesize(cs, circuits::synthesize_witness(*circuit), pool);
     const std::size_t domain = part0.a.size();
     const double synth_s = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
@@ -173,8 +173,8 @@ void add_gpu_phase_command(CLI::App& app) {
       const double st = seconds_since(ts) * 1e3;
       std::map<std::string, double> this_rep;
       ts = std::chrono::steady_clock::now();
-      sums = backend.run_gpu_phase(0, pk, *buffers, plan, [&](const char* name, std::int64_t us) {
-        this_rep[name] = us / 1e3;
+      sums = backend.run_gpu_phase(0, pk, *buffers, plan, [&](trace::Stage sub, std::int64_t us) {
+        this_rep[trace::stage_name(sub)] = us / 1e3;
       });
       const double ph = seconds_since(ts) * 1e3;
       std::printf("  rep %u%s: stage (upload a, b, c) %.1f ms, gpu phase %.1f ms (", rep,

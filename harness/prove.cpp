@@ -8,7 +8,6 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <string_view>
 
 #include "core/circuits/circuit.hpp"
 #include "core/engine/config.hpp"
@@ -38,13 +37,13 @@ void print_times(std::uint32_t p, const groth16::StageTimes& t) {
 // ntt_h_s includes the MSM of H (the backend reports them as one sub-stage, the reference's
 // ntt_msm_h); upload_s is the staging of a, b, c.
 groth16::Proof prove_on_backend(engine::Backend& backend, const groth16::ProvingKey& pk,
-                                const r1cs::R1cs& cs, const circuits::Circuit& circuit,
+                                const r1cs::R1cs& cs, r1cs::Witness witness,
                                 parallel::ThreadPool& pool, parallel::ThreadPool& g16,
                                 std::mt19937_64& rng, groth16::StageTimes& t, double& upload_s) {
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
   auto t0 = clock::now();
-  groth16::SynthesizedPartition part = groth16::synthesize(circuit, cs, pool);
+  groth16::SynthesizedPartition part = groth16::synthesize(cs, std::move(witness), pool);
   t.synthesize_s = since(t0);
   t0 = clock::now();
   const groth16::MsmPlan plan = groth16::prep_msm(pk, cs, part.witness);
@@ -53,10 +52,14 @@ groth16::Proof prove_on_backend(engine::Backend& backend, const groth16::Proving
   auto buffers = backend.stage(0, part, "prove");
   upload_s = since(t0);
   const groth16::GpuPhaseSums sums =
-      backend.run_gpu_phase(0, pk, *buffers, plan, [&](const char* name, std::int64_t us) {
-        const std::string_view n(name);
-        double& slot = n == "ntt_h" ? t.ntt_h_s : n == "batch_add" ? t.batch_add_s : t.tail_msm_s;
-        slot = static_cast<double>(us) * 1e-6;
+      backend.run_gpu_phase(0, pk, *buffers, plan, [&](trace::Stage sub, std::int64_t us) {
+        const double seconds = static_cast<double>(us) * 1e-6;
+        switch (trace::checked_gpu_substage(sub)) {
+          case trace::Stage::kNttH: t.ntt_h_s = seconds; break;
+          case trace::Stage::kBatchAdd: t.batch_add_s = seconds; break;
+          case trace::Stage::kTailMsm: t.tail_msm_s = seconds; break;
+          default: break;  // checked_gpu_substage threw
+        }
       });
   buffers.reset();
   t0 = clock::now();
@@ -120,13 +123,17 @@ void add_prove_command(CLI::App& app) {
       const auto circuit = circuits::make_circuit(o->circuit, o->constraints, o->seed + p);
       groth16::StageTimes t;
       double upload_s = 0;
+      // Synthesis is witness generation (here) and the evaluations (in the prover).
+      const auto w0 = std::chrono::steady_clock::now();
+      r1cs::Witness w = circuits::synthesize_witness(*circuit);
+      const double witness_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      bundle.public_inputs.emplace_back(w.input.begin() + 1, w.input.end());
       if (backend)
         bundle.proofs.push_back(
-            prove_on_backend(*backend, params.pk, cs, *circuit, pool, g16, rng, t, upload_s));
+            prove_on_backend(*backend, params.pk, cs, std::move(w), pool, g16, rng, t, upload_s));
       else
-        bundle.proofs.push_back(groth16::prove(params.pk, cs, *circuit, pool, g16, rng, &t));
-      const auto w = circuits::synthesize_witness(*circuit);
-      bundle.public_inputs.emplace_back(w.input.begin() + 1, w.input.end());
+        bundle.proofs.push_back(groth16::prove(params.pk, cs, std::move(w), pool, g16, rng, &t));
+      t.synthesize_s += witness_s;
       print_times(p, t);
       if (backend) std::printf("partition %u: upload of a, b, c %.1f ms\n", p, ms(upload_s));
       const auto check = groth16::verify(params.pk.vk, bundle.proofs.back(), bundle.public_inputs.back());

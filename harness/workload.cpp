@@ -242,7 +242,7 @@ std::vector<msm::Scalar> msm_scalars(unsigned log_n) {
   const auto pk = groth16::generate_parameters(cs, groth16::ToxicWaste::generate(42), pool);
   std::mt19937_64 rng(4);  // r and s of the proof
   CountedRegion region(r);
-  const auto proof = groth16::prove(pk, cs, *circuit, pool, pool, rng);
+  const auto proof = groth16::prove(pk, cs, circuits::synthesize_witness(*circuit), pool, pool, rng);
   const Fp pad = injected_work(r.inject_fp_muls);
   region.stop();
   (void)pad;

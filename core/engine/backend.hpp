@@ -6,13 +6,13 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "core/groth16/keys.hpp"
 #include "core/groth16/prover.hpp"
+#include "core/trace/stages.hpp"
 
 namespace prooflab::engine {
 
@@ -39,9 +39,6 @@ class DeviceBuffers {
   virtual std::uint64_t bytes() const = 0;
 };
 
-// Called as each GPU sub-stage ends: "ntt_h", "batch_add", "tail_msm" with its duration.
-using SubstageCallback = std::function<void(const char* name, std::int64_t dur_us)>;
-
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -65,10 +62,10 @@ class Backend {
   virtual void trim_pool(int device) = 0;
 
   // The GPU phase on staged buffers: H (NTT), MSM of H, batch additions and tail MSMs of L,
-  // A and B_G1.
+  // A and B_G1; on_substage is called as ntt_h, batch_add and tail_msm end, in this order.
   virtual groth16::GpuPhaseSums run_gpu_phase(int device, const groth16::ProvingKey& pk,
                                               DeviceBuffers& buffers, const groth16::MsmPlan& plan,
-                                              const SubstageCallback& on_substage) = 0;
+                                              const trace::SubstageHook& on_substage) = 0;
 };
 
 }  // namespace prooflab::engine

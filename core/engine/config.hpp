@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text/parse.hpp"
+
 namespace prooflab::engine {
 
 enum class LockPolicy { kSingle, kTwoLock, kNone };
@@ -73,11 +75,10 @@ struct EngineConfig {
 // before the first one starts).
 ConfigError devices_not_visible(std::uint32_t requested, int visible);
 
-// At most max_chars of text for an error message, marked when cut: a message never carries
-// a whole pasted file or a line of binary.
-std::string excerpt(std::string_view text, std::size_t max_chars = 200);
+// Error messages quote bad input through core/text's excerpt.
+using text::excerpt;
 
-// Parses "1024", "16GiB", "512MiB", "2G" (binary units) into bytes.
+// text::parse_bytes for config key `key`: a bad value is a ConfigError naming the key.
 std::uint64_t parse_bytes(const std::string& key, const std::string& text);
 
 }  // namespace prooflab::engine

@@ -58,7 +58,7 @@ void CpuBackend::trim_pool(int device) {
 
 groth16::GpuPhaseSums CpuBackend::run_gpu_phase(int device, const groth16::ProvingKey& pk,
                                                 DeviceBuffers& buffers, const groth16::MsmPlan& plan,
-                                                const SubstageCallback& on_substage) {
+                                                const trace::SubstageHook& on_substage) {
   EmulatedDevice& dev = *devices_.at(device);
   parallel::ThreadPool& pool = *pools_.at(device);
   DeviceOperation op(dev);
@@ -70,9 +70,7 @@ groth16::GpuPhaseSums CpuBackend::run_gpu_phase(int device, const groth16::Provi
     std::uint64_t bytes;
     ~Release() { d.release(bytes); }
   } release_scratch{dev, scratch};
-  return groth16::gpu_phase(pk, part, plan, pool, nullptr, [&](const char* name, double s) {
-    on_substage(name, static_cast<std::int64_t>(s * 1e6));
-  });
+  return groth16::gpu_phase(pk, part, plan, pool, nullptr, on_substage);
 }
 
 }  // namespace prooflab::engine

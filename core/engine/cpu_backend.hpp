@@ -31,7 +31,7 @@ class CpuBackend final : public Backend {
   void trim_pool(int device) override;
   groth16::GpuPhaseSums run_gpu_phase(int device, const groth16::ProvingKey& pk,
                                       DeviceBuffers& buffers, const groth16::MsmPlan& plan,
-                                      const SubstageCallback& on_substage) override;
+                                      const trace::SubstageHook& on_substage) override;
 
   static constexpr std::uint64_t kDefaultVram = 16ull << 30;
 

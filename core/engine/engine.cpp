@@ -16,29 +16,28 @@
 #include <thread>
 
 #include "core/circuits/circuit.hpp"
+#include "core/engine/deallocator.hpp"
 #include "core/engine/finalizer.hpp"
+#include "core/engine/gpu_lock_policy.hpp"
 #include "core/engine/host_memory_budget.hpp"
+#include "core/engine/job_proofs.hpp"
 #include "core/engine/synthesis_permits.hpp"
+#include "core/engine/synthesis_throttle.hpp"
 #include "core/groth16/proof_bundle.hpp"
 #include "core/groth16/prover.hpp"
 #include "core/groth16/qap.hpp"
 #include "core/groth16/setup.hpp"
-#include "core/groth16/verifier.hpp"
 #include "core/parallel/thread_pool.hpp"
 #include "core/trace/device_busy.hpp"
 #include "core/trace/peak_rss.hpp"
-#include "core/trace/percentile.hpp"
+#include "core/trace/stage_scope.hpp"
 
 namespace prooflab::engine {
 namespace {
 
 using trace::Event;
 using trace::Stage;
-using trace::StageRange;
-
-// The throttle checks its flag between chunks of rows and yields this long (the reference
-// checks an atomic every 64 chunks of 8192 rows and yields).
-constexpr auto kThrottleYield = std::chrono::microseconds(200);
+using trace::StageScope;
 
 std::string kv(const char* k, std::int64_t v) { return std::string(k) + "=" + std::to_string(v); }
 
@@ -88,18 +87,6 @@ struct QueueOrder {
   }
 };
 
-// Yields synthesis while b_g2_msm runs (intervention I3).
-class ThrottleHook final : public r1cs::ChunkHook {
- public:
-  explicit ThrottleHook(const std::atomic<int>& active) : active_(active) {}
-  void between_chunks() override {
-    while (active_.load(std::memory_order_relaxed) > 0) std::this_thread::sleep_for(kThrottleYield);
-  }
-
- private:
-  const std::atomic<int>& active_;
-};
-
 class Engine {
  public:
   explicit Engine(const EngineInputs& in)
@@ -114,7 +101,9 @@ class Engine {
                  cfg_.synthesis_lookahead ? cfg_.synthesis_lookahead : cfg_.partition_workers,
                  GpuQueuePacer(cfg_.max_gpu_queue_depth)),
         groth16_pool_(cfg_.gpu_threads, "groth16"),
-        throttle_hook_(b_g2_active_) {
+        lock_policy_(make_gpu_lock_policy(cfg_.lock_policy, cfg_.devices)),
+        deallocator_(make_deallocator(cfg_.dealloc_policy)),
+        throttle_(cfg_.throttle, tl_) {
     budget_.set_gauge(in.host_charged_gauge);
     // Each partition worker synthesizes on its own share of the synthesis threads.
     const unsigned total = cfg_.synth_threads ? cfg_.synth_threads : std::max(1u, std::thread::hardware_concurrency());
@@ -148,7 +137,7 @@ class Engine {
     gpu_cv_.notify_all();
     for (auto& t : threads) t.join();
     if (finalizer_) finalizer_->drain();
-    wait_for_deallocs();
+    deallocator_->drain();
     end_us_ = tl_.now_us();
     peak_rss_bytes_ = peak_rss.bytes();
     peak_rss_scope_ = peak_rss.scope();
@@ -226,32 +215,25 @@ class Engine {
   void synthesize(Partition& part, parallel::ThreadPool& pool) {
     const auto circuit = circuits::make_circuit(cfg_.circuit, cfg_.constraints,
                                                 cfg_.seed + 1000ull * part.job + part.index);
-    const std::int64_t t0 = tl_.record(Event::kSynthStart, part.job, part.index);
+    const trace::StageTag tag{part.job, part.index};
+    StageScope synth(tl_, Stage::kSynthesize, tag, &part.row);
     {
       std::lock_guard lock(m_);
       auto& job = *jobs_.at(part.job);
-      if (job.first_synth_us < 0) job.first_synth_us = t0;
+      if (job.first_synth_us < 0) job.first_synth_us = synth.start_us();
     }
-    StageRange synth_range(tl_.stage_listener(), Stage::kSynthesize, {part.job, part.index});
-    part.synth = groth16::synthesize(*circuit, in_.cs, pool, cfg_.throttle ? &throttle_hook_ : nullptr);
-    synth_range.end();
+    part.synth = groth16::synthesize(in_.cs, circuits::synthesize_witness(*circuit), pool, throttle_.hook());
     part.row.abc_bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);
     part.row.aux_bytes = buffer_bytes(part.synth.witness.input) + buffer_bytes(part.synth.witness.aux);
     part.memory.charge(part.row.abc_bytes + part.row.aux_bytes);
-    const std::int64_t synth_us = tl_.now_us() - t0;
-    tl_.record(Event::kSynthEnd, part.job, part.index, -1, -1, kv("synth_us", synth_us));
-    part.row.synth_us = synth_us;
-    tl_.record(Event::kPrepMsmStart, part.job, part.index);
-    const std::int64_t p0 = tl_.now_us();
-    StageRange prep_range(tl_.stage_listener(), Stage::kPrepMsm, {part.job, part.index});
+    synth.end();
+    StageScope prep(tl_, Stage::kPrepMsm, tag, &part.row);
     part.plan = groth16::prep_msm(in_.pk, in_.cs, part.synth.witness);
-    prep_range.end();
     part.row.density_bytes = query_plan_bytes(part.plan.l) + query_plan_bytes(part.plan.a) +
                              query_plan_bytes(part.plan.b_g1) + query_plan_bytes(part.plan.b_g2);
     part.memory.charge(part.row.density_bytes);
     part.row.host_bytes = part.row.abc_bytes + part.row.aux_bytes + part.row.density_bytes;
-    const std::int64_t p1 = tl_.record(Event::kPrepMsmEnd, part.job, part.index);
-    part.row.prep_msm_us = p1 - p0;
+    prep.end();
     std::lock_guard lock(m_);
     auto& job = *jobs_.at(part.job);
     job.inputs[part.index].assign(part.synth.witness.input.begin() + 1, part.synth.witness.input.end());
@@ -334,12 +316,9 @@ class Engine {
     const char* mode = finalizer_ ? "mode=split" : "mode=inline";
     tl_.record(Event::kFinalizeStart, job, idx, worker, device, mode);
     const curve::G2Jacobian b = pending.b_g2.get();
-    const std::int64_t e0 = tl_.now_us();
-    StageRange epilogue_range(tl_.stage_listener(), Stage::kEpilogue, {job, idx, worker, device});
+    StageScope epilogue(tl_, Stage::kEpilogue, {job, idx, worker, device}, &part.row);
     const groth16::Proof proof = groth16::epilogue(in_.pk, pending.sums, b, pending.r, pending.s);
-    epilogue_range.end();
-    const std::int64_t e1 = tl_.record(Event::kFinalizeEnd, job, idx, worker, device, mode);
-    part.row.epilogue_us = e1 - e0;
+    epilogue.end(mode);  // FINALIZE_END
     std::lock_guard lock(m_);
     jobs_.at(job)->proofs[idx] = proof;
   }
@@ -349,23 +328,14 @@ class Engine {
   PendingProof gpu_start(Partition& part, int device, int worker) {
     auto& be = in_.backend;
     const int job = part.job, idx = part.index;
+    const trace::StageTag tag{job, idx, worker, device};
     // b_g2_msm starts now, from prep_msm's output, and is joined after the GPU lock is
     // released: the next worker's GPU phase overlaps it.
-    auto b_g2 = groth16_pool_.submit([&, job, idx, device, worker] {
-      if (b_g2_active_.fetch_add(1) == 0 && cfg_.throttle) tl_.record(Event::kThrottleOn);
-      const std::int64_t t0 = tl_.record(Event::kBG2MsmStart, job, idx, worker, device);
-      StageRange range(tl_.stage_listener(), Stage::kBG2Msm, {job, idx, worker, device});
-      curve::G2Jacobian r;
-      try {
-        r = groth16::b_g2_msm(in_.pk, part.plan, groth16_pool_);
-      } catch (...) {
-        if (b_g2_active_.fetch_sub(1) == 1 && cfg_.throttle) tl_.record(Event::kThrottleOff);
-        throw;
-      }
-      range.end();
-      const std::int64_t t1 = tl_.record(Event::kBG2MsmEnd, job, idx, worker, device);
-      if (b_g2_active_.fetch_sub(1) == 1 && cfg_.throttle) tl_.record(Event::kThrottleOff);
-      part.row.b_g2_msm_us = t1 - t0;
+    auto b_g2 = groth16_pool_.submit([&, tag] {
+      const SynthesisThrottle::Running running(throttle_);  // THROTTLE_OFF after the stage ends
+      StageScope stage(tl_, Stage::kBG2Msm, tag, &part.row);
+      const curve::G2Jacobian r = groth16::b_g2_msm(in_.pk, part.plan, groth16_pool_);
+      stage.end();
       return r;
     });
     // The task reads `part`: never leave by an exception before it has finished (a normal
@@ -378,105 +348,60 @@ class Engine {
     } join_b_g2{b_g2};
 
     std::unique_ptr<DeviceBuffers> buffers;
-    std::string prestage = "empty";
-    DeviceLocks& locks = device_locks(device);
-    trace::StageListener* const stages = tl_.stage_listener();
-    const trace::StageTag tag{job, idx, worker, device};
-    if (cfg_.lock_policy == LockPolicy::kTwoLock) {
-      const std::int64_t s0 = tl_.record(Event::kPrestageStart, job, idx, worker, device);
-      StageRange prestage_range(stages, Stage::kPrestage, tag);
-      {
-        std::lock_guard mem(locks.mem);
-        const std::uint64_t need = be.partition_vram_bytes(domain_);
-        if (be.vram_used(device) + need > be.vram_budget(device)) {
-          prestage = "skip_vram";
-        } else {
-          try {
-            buffers = be.stage(device, part.synth, "prestage");
-            prestage = "ok";
-          } catch (const OutOfDeviceMemory&) {
-            prestage = "fallback";
-          }
-        }
-      }
-      prestage_range.end();
-      const std::int64_t s1 = tl_.record(Event::kPrestageEnd, job, idx, worker, device, "prestage=" + prestage);
-      part.row.prestage_us = s1 - s0;
-      part.row.prestage = prestage;
+    if (lock_policy_->prestages()) {
+      StageScope prestage(tl_, Stage::kPrestage, tag, &part.row);
+      Prestaged pre = lock_policy_->prestage(be, device, part.synth, domain_);
+      buffers = std::move(pre.buffers);
+      part.row.prestage = pre.outcome;
+      prestage.end("prestage=" + pre.outcome);
     }
 
-    const std::int64_t wait0 = tl_.record(Event::kLockWaitStart, job, idx, worker, device);
-    StageRange wait_range(stages, Stage::kLockWait, tag);
-    std::unique_lock<std::mutex> held;
-    if (cfg_.lock_policy == LockPolicy::kSingle) held = std::unique_lock(locks.gpu);
-    if (cfg_.lock_policy == LockPolicy::kTwoLock) held = std::unique_lock(locks.compute);
-    wait_range.end();
-    const std::int64_t g0 = tl_.record(Event::kGpuStart, job, idx, worker, device);
-    part.row.lock_wait_us = g0 - wait0;
-    std::int64_t substage_sum = 0;
+    StageScope wait(tl_, Stage::kLockWait, tag, &part.row);
+    const std::unique_lock<std::mutex> held = lock_policy_->acquire(device);
+    StageScope gpu = wait.end_and_begin(Stage::kGpuPhase);  // GPU_START: the lock is held
+    // Whatever happens in the phase, GPU_END is recorded before the lock is released.
+    const auto end_gpu_phase = [&] { gpu_held_.add(device, {gpu.start_us(), gpu.end()}); };
     groth16::GpuPhaseSums sums;
-    be.reset_vram_peak(device);  // held lock: the peak from here is this phase's
-    {
-      // Whatever happens below, the lock is released with GPU_END recorded.
-      struct EndGuard {
-        Engine& e;
-        int job, idx, worker, device;
-        std::int64_t g0;
-        trace::StageRow& row;
-        std::unique_lock<std::mutex>& held;
-        ~EndGuard() {
-          const std::int64_t g1 = e.tl_.record(Event::kGpuEnd, job, idx, worker, device);
-          row.lock_held_us = g1 - g0;
-          e.gpu_held_.add(device, {g0, g1});
-          if (held.owns_lock()) held.unlock();
-        }
-      } guard{*this, job, idx, worker, device, g0, part.row, held};
-      StageRange gpu_range(stages, Stage::kGpuPhase, tag);  // ends before the guard's GPU_END
-
+    try {
+      be.reset_vram_peak(device);  // held lock: the peak from here is this phase's
       if (!buffers) {
-        if (cfg_.lock_policy == LockPolicy::kTwoLock) {
-          // The fallback path: device-global synchronisation and a pool trim inside the
-          // compute lock (the reference's pre_destructor cost), then allocate and upload.
-          const std::int64_t f0 = tl_.now_us();
-          be.synchronize(device);
-          be.trim_pool(device);
-          part.row.pre_destructor_us = tl_.now_us() - f0;
-        }
+        const std::int64_t f0 = tl_.now_us();
+        if (lock_policy_->fallback_in_lock(be, device)) part.row.pre_destructor_us = tl_.now_us() - f0;
         buffers = be.stage(device, part.synth, "gpu_phase");
       }
-      // Sub-stage ranges: the backend runs ntt_h, batch_add, tail_msm in this order and
-      // reports each as it ends, so each range runs from the previous one's end to its own.
-      StageRange sub_range(stages, Stage::kNttH, tag);
-      sums = be.run_gpu_phase(device, in_.pk, *buffers, part.plan, [&](const char* name, std::int64_t dur) {
-        sub_range.end();
-        substage_sum += dur;
-        const Stage sub = trace::gpu_substage(name);  // an unknown name fails the partition
-        const Event e = sub == Stage::kNttH       ? Event::kNttH
-                        : sub == Stage::kBatchAdd ? Event::kBatchAdd
-                                                  : Event::kTailMsm;
-        tl_.record(e, job, idx, worker, device, kv("dur_us", dur));
-        if (e == Event::kNttH) sub_range = StageRange(stages, Stage::kBatchAdd, tag);
-        if (e == Event::kBatchAdd) sub_range = StageRange(stages, Stage::kTailMsm, tag);
-        if (e == Event::kNttH) part.row.ntt_h_us = dur;
-        if (e == Event::kBatchAdd) part.row.batch_add_us = dur;
-        if (e == Event::kTailMsm) part.row.tail_msm_us = dur;
-      });
-      sub_range.end();
+      sums = run_gpu_phase(part, tag, *buffers);
       part.row.vram_peak_bytes = be.vram_peak(device);  // staged buffers and phase scratch
       buffers.reset();  // device memory back before the lock goes
+    } catch (...) {
+      end_gpu_phase();
+      throw;
     }
-    part.row.gpu_total_us = substage_sum;
+    end_gpu_phase();
     return PendingProof{std::move(b_g2), sums, {}, {}};
   }
 
-  struct DeviceLocks {
-    std::mutex gpu, mem, compute;
-  };
-  DeviceLocks& device_locks(int device) {
-    std::lock_guard lock(locks_mutex_);
-    auto& p = device_locks_[device];
-    if (!p) p = std::make_unique<DeviceLocks>();
-    return *p;
+  // The backend's GPU phase, each sub-stage a scope from the previous one's end to its own
+  // (the backend runs ntt_h, batch_add, tail_msm in this order and reports each as it ends).
+  groth16::GpuPhaseSums run_gpu_phase(Partition& part, const trace::StageTag& tag, DeviceBuffers& buffers) {
+    std::optional<StageScope> sub;
+    sub.emplace(tl_, Stage::kNttH, tag, &part.row);
+    std::int64_t substage_sum = 0;
+    const groth16::GpuPhaseSums sums =
+        in_.backend.run_gpu_phase(tag.device, in_.pk, buffers, part.plan, [&](Stage reported, std::int64_t dur) {
+          // Another stage, or one out of order, is a backend's bug: it fails the partition.
+          if (!sub || trace::checked_gpu_substage(reported) != sub->stage())
+            throw std::logic_error(std::string("a backend reported the GPU sub-stage '") +
+                                   trace::stage_name(reported) + "' where '" +
+                                   (sub ? trace::stage_name(sub->stage()) : "none") + "' was due");
+          sub->end_reported(dur);
+          substage_sum += dur;
+          if (reported == Stage::kTailMsm)
+            sub.reset();
+          else
+            sub.emplace(tl_, reported == Stage::kNttH ? Stage::kBatchAdd : Stage::kTailMsm, tag, &part.row);
+        });
+    part.row.gpu_total_us = substage_sum;
+    return sums;
   }
 
   // ---- partition end: dealloc, stage row, job accounting ----
@@ -498,44 +423,17 @@ class Engine {
         j.reason = reason.empty() ? "partition " + std::to_string(idx) + " failed" : "partition " + std::to_string(idx) + ": " + reason;
       }
     }
-    auto dealloc = [this, job, idx, worker, device](std::unique_ptr<Partition> p) {
-      const std::int64_t d0 = tl_.record(Event::kDeallocStart, job, idx, worker, device);
-      trace::StageRow row = p->row;
-      StageRange range(tl_.stage_listener(), Stage::kDealloc, {job, idx, worker, device});
-      p.reset();  // munmap of the partition's host buffers; its budget account goes last
-      range.end();
-      const std::int64_t d1 = tl_.record(Event::kDeallocEnd, job, idx, worker, device);
-      row.dealloc_us = d1 - d0;
+    // The partition's last records: its host buffers freed (munmap; its budget account goes
+    // last), then its stages.csv row, which carries the dealloc's duration.
+    auto holder = std::make_shared<std::unique_ptr<Partition>>(std::move(part));
+    deallocator_->run([this, holder, job, idx, worker, device] {
+      trace::StageRow row = (*holder)->row;
+      StageScope dealloc(tl_, Stage::kDealloc, {job, idx, worker, device}, &row);
+      holder->reset();
+      dealloc.end();
       if (in_.run_dir) in_.run_dir->append_stage_row(row);
       partition_accounted(job);
-    };
-    switch (cfg_.dealloc_policy) {
-      case DeallocPolicy::kInline:
-        dealloc(std::move(part));
-        break;
-      case DeallocPolicy::kAsync:
-      case DeallocPolicy::kSerialized: {
-        {
-          std::lock_guard lock(dealloc_mutex_count_);
-          ++deallocs_in_flight_;
-        }
-        std::thread([this, dealloc, p = std::move(part)]() mutable {
-          {
-            std::unique_lock<std::mutex> serial;
-            if (cfg_.dealloc_policy == DeallocPolicy::kSerialized) serial = std::unique_lock(serial_dealloc_);
-            dealloc(std::move(p));
-          }
-          std::lock_guard lock(dealloc_mutex_count_);
-          if (--deallocs_in_flight_ == 0) dealloc_cv_.notify_all();
-        }).detach();
-        break;
-      }
-    }
-  }
-
-  void wait_for_deallocs() {
-    std::unique_lock lock(dealloc_mutex_count_);
-    dealloc_cv_.wait(lock, [&] { return deallocs_in_flight_ == 0; });
+    });
   }
 
   void partition_accounted(int seq) {
@@ -552,22 +450,10 @@ class Engine {
     lock.unlock();
     if (!failed) {
       tl_.record(Event::kProofDone, seq);
-      if (cfg_.verify) {
-        for (std::size_t p = 0; p < proofs.size() && reason.empty(); ++p) {
-          const auto v = groth16::verify(in_.pk.vk, proofs[p], inputs[p]);
-          if (!v) reason = "partition " + std::to_string(p) + " proof does not verify: " + v.reason;
-        }
-      }
-      if (in_.run_dir && reason.empty()) {
-        groth16::ProofBundle bundle{cfg_.circuit, cfg_.constraints, shape_hash_, std::move(proofs),
-                                    std::move(inputs)};
-        // A proof that is not on disk is not a completed job (a full disk, no inodes left).
-        try {
-          groth16::write_proof_bundle(in_.run_dir->proofs_dir() / ("job_" + std::to_string(seq)), bundle);
-        } catch (const std::exception& e) {
-          reason = std::string("writing the proofs: ") + e.what();
-        }
-      }
+      if (cfg_.verify) reason = verify_job_proofs(in_.pk.vk, proofs, inputs);
+      if (in_.run_dir && reason.empty())
+        reason = write_job_proofs(in_.run_dir->proofs_dir(), seq,
+                                  {cfg_.circuit, cfg_.constraints, shape_hash_, std::move(proofs), std::move(inputs)});
     }
     rep.ok = reason.empty() && !failed;
     rep.reason = reason;
@@ -594,53 +480,23 @@ class Engine {
   }
 
   BatchResult finish() {
-    BatchResult out;
-    out.jobs = reports_;
-    out.interrupted = interrupted_;
-    std::size_t completed = 0;
-    std::vector<double> wall, prove;
-    for (const auto& r : reports_) {
-      if (!r.ok) continue;
-      ++completed;
-      wall.push_back(r.wall_s);
-      prove.push_back(r.prove_s);
-    }
-    auto stats = [](std::vector<double> v) {
-      if (v.empty()) return nlohmann::json{{"avg", nullptr}, {"min", nullptr}, {"max", nullptr}};
-      double sum = 0;
-      for (double x : v) sum += x;
-      return nlohmann::json{{"avg", sum / v.size()},
-                            {"min", *std::min_element(v.begin(), v.end())},
-                            {"max", *std::max_element(v.begin(), v.end())}};
-    };
-    auto pct = [](const std::vector<double>& v, double q) -> nlohmann::json {
-      const auto p = trace::percentile(v, q);
-      return p ? nlohmann::json(*p) : nlohmann::json(nullptr);
-    };
-    const double total_s = (end_us_ - start_us_) / 1e6;
-    out.summary = {{"count", cfg_.count},
-                   {"completed", completed},
-                   {"failed", reports_.size() - completed},
-                   {"interrupted", interrupted_},
-                   {"total_s", total_s},
-                   {"wall_s", stats(wall)},
-                   {"prove_s", stats(prove)},
-                   {"throughput_proofs_per_min", completed ? completed / total_s * 60 : 0.0},
-                   {"s_per_proof", completed ? nlohmann::json(total_s / completed) : nlohmann::json(nullptr)},
-                   {"latency_s", {{"p50", pct(wall, 0.5)}, {"p95", pct(wall, 0.95)}}},
-                   {"timeline_events", tl_.events_recorded()},
-                   {"peak_rss_bytes", peak_rss_bytes_ ? nlohmann::json(*peak_rss_bytes_) : nlohmann::json(nullptr)},
-                   {"peak_rss_scope", peak_rss_scope_},
-                   {"peak_host_charged_bytes", budget_.peak_charged()},
-                   {"host_mem_budget_bytes", budget_.total()},
-                   {"partition_footprint_bytes", footprint_}};
-    const std::optional<trace::Span> window =
-        first_submit_us_ ? std::optional<trace::Span>(trace::Span{*first_submit_us_, last_end_us_}) : std::nullopt;
-    out.summary.update(trace::device_busy_summary(gpu_held_.snapshot(), static_cast<int>(cfg_.devices), window,
-                                                  in_.backend.name() == "cuda"
-                                                      ? "CUPTI did not run"
-                                                      : "the " + in_.backend.name() + " backend runs no CUDA kernels"));
-    return out;
+    BatchFigures f;
+    f.count = cfg_.count;
+    f.interrupted = interrupted_;
+    f.start_us = start_us_;
+    f.end_us = end_us_;
+    f.timeline_events = tl_.events_recorded();
+    f.peak_rss_bytes = peak_rss_bytes_;
+    f.peak_rss_scope = peak_rss_scope_;
+    f.peak_host_charged_bytes = budget_.peak_charged();
+    f.host_mem_budget_bytes = budget_.total();
+    f.partition_footprint_bytes = footprint_;
+    f.gpu_held_us = gpu_held_.snapshot();
+    f.devices = static_cast<int>(cfg_.devices);
+    if (first_submit_us_) f.busy_window_us = trace::Span{*first_submit_us_, last_end_us_};
+    f.no_kernels_reason = in_.backend.name() == "cuda" ? "CUPTI did not run"
+                                                      : "the " + in_.backend.name() + " backend runs no CUDA kernels";
+    return {reports_, interrupted_, batch_summary(reports_, f)};
   }
 
   const EngineInputs& in_;
@@ -654,8 +510,9 @@ class Engine {
   std::vector<std::unique_ptr<parallel::ThreadPool>> synth_pools_;  // one per partition worker
   parallel::ThreadPool groth16_pool_;
   std::unique_ptr<Finalizer> finalizer_;  // finalize = split
-  std::atomic<int> b_g2_active_{0};
-  ThrottleHook throttle_hook_;
+  const std::unique_ptr<GpuLockPolicy> lock_policy_;
+  const std::unique_ptr<Deallocator> deallocator_;
+  SynthesisThrottle throttle_;
 
   std::mutex m_;
   std::condition_variable synth_cv_, gpu_cv_, done_cv_;
@@ -673,12 +530,6 @@ class Engine {
   trace::DeviceSpans gpu_held_;
   std::optional<std::uint64_t> peak_rss_bytes_;
   std::string peak_rss_scope_;
-
-  std::mutex locks_mutex_;
-  std::map<int, std::unique_ptr<DeviceLocks>> device_locks_;
-  std::mutex serial_dealloc_, dealloc_mutex_count_;
-  std::condition_variable dealloc_cv_;
-  int deallocs_in_flight_ = 0;
 };
 
 }  // namespace

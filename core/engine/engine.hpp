@@ -6,7 +6,12 @@
 // the GPU phase under the lock policy, b_g2_msm on the groth16 pool overlapping the next
 // worker's GPU phase, then — on the worker (finalize = inline) or on a finalizer (split) —
 // the epilogue and the dealloc policy. Every step is recorded in the TIMELINE and in
-// stages.csv.
+// stages.csv (each stage through one trace::StageScope).
+//
+// engine.cpp holds the queues, the workers and the job accounting; the parts it composes are
+// units of their own: the lock policy (gpu_lock_policy.hpp), the dealloc policy
+// (deallocator.hpp), the throttle (synthesis_throttle.hpp), the host budget and permits, the finalizer, the job's proofs
+// (job_proofs.hpp) and summary.json (batch_summary.hpp).
 #pragma once
 
 #include <atomic>
@@ -17,6 +22,7 @@
 #include <vector>
 
 #include "core/engine/backend.hpp"
+#include "core/engine/batch_summary.hpp"
 #include "core/engine/config.hpp"
 #include "core/groth16/keys.hpp"
 #include "core/r1cs/r1cs.hpp"
@@ -24,15 +30,6 @@
 #include "core/trace/timeline.hpp"
 
 namespace prooflab::engine {
-
-struct JobReport {
-  int job = 0;
-  bool ok = false;
-  std::string reason;  // why it failed
-  double wall_s = 0;   // JOB_SUBMIT .. JOB_DONE / JOB_FAILED
-  double queue_s = 0;  // JOB_SUBMIT .. first SYNTH_START
-  double prove_s = 0;  // first SYNTH_START .. end
-};
 
 struct EngineInputs {
   const EngineConfig& config;

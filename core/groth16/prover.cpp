@@ -27,6 +27,8 @@ class Stopwatch {
 
 double* field_of(StageTimes* t, double StageTimes::*m) { return t ? &(t->*m) : nullptr; }
 
+std::int64_t micros(double seconds) { return static_cast<std::int64_t>(seconds * 1e6); }
+
 // Classifies scalars[i] for bases[i] (the query's own indexing).
 template <class Curve>
 void classify(const Fr& value, std::size_t base_index,
@@ -50,10 +52,10 @@ void init_plan(QueryPlan<Curve>& plan, std::size_t n) {
 
 }  // namespace
 
-SynthesizedPartition synthesize(const circuits::Circuit& circuit, const r1cs::R1cs& cs,
-                                parallel::ThreadPool& pool, r1cs::ChunkHook* hook) {
+SynthesizedPartition synthesize(const r1cs::R1cs& cs, r1cs::Witness witness, parallel::ThreadPool& pool,
+                                r1cs::ChunkHook* hook) {
   SynthesizedPartition out;
-  out.witness = circuits::synthesize_witness(circuit);
+  out.witness = std::move(witness);
   r1cs::check_witness_fits(cs, out.witness, "synthesize");
   // Evaluations over the whole domain: the constraints, the input rows (a = input_i),
   // then zeros — the layout compute_h transforms in place.
@@ -110,7 +112,7 @@ template curve::G2Jacobian query_sum(const std::vector<curve::G2Affine>&,
 
 GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const MsmPlan& plan,
                        parallel::ThreadPool& pool, StageTimes* times,
-                       const SubstageHook& on_substage) {
+                       const trace::SubstageHook& on_substage) {
   StageTimes local;
   if (!times) times = &local;
   GpuPhaseSums sums;
@@ -126,7 +128,7 @@ GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const M
                                std::to_string(pk.h.size()) + " H bases");
     sums.h = msm::msm<curve::G1Curve>(pk.h, h, pool);
   }
-  if (on_substage) on_substage("ntt_h", times->ntt_h_s + times->msm_h_s);
+  if (on_substage) on_substage(trace::Stage::kNttH, micros(times->ntt_h_s + times->msm_h_s));
   curve::G1Jacobian ones_l, ones_a, ones_b;
   {
     Stopwatch sw(field_of(times, &StageTimes::batch_add_s));
@@ -134,7 +136,7 @@ GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const M
     ones_a = msm::batch_add<curve::G1Curve>(pk.a, plan.a.ones, pool);
     ones_b = msm::batch_add<curve::G1Curve>(pk.b_g1, plan.b_g1.ones, pool);
   }
-  if (on_substage) on_substage("batch_add", times->batch_add_s);
+  if (on_substage) on_substage(trace::Stage::kBatchAdd, micros(times->batch_add_s));
   {
     Stopwatch sw(field_of(times, &StageTimes::tail_msm_s));
     sums.l = ones_l.add(msm::msm<curve::G1Curve>(plan.l.tail_bases, plan.l.tail_scalars, pool));
@@ -142,7 +144,7 @@ GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const M
     sums.b_g1 =
         ones_b.add(msm::msm<curve::G1Curve>(plan.b_g1.tail_bases, plan.b_g1.tail_scalars, pool));
   }
-  if (on_substage) on_substage("tail_msm", times->tail_msm_s);
+  if (on_substage) on_substage(trace::Stage::kTailMsm, micros(times->tail_msm_s));
   return sums;
 }
 
@@ -169,13 +171,13 @@ Proof epilogue(const ProvingKey& pk, const GpuPhaseSums& sums, const curve::G2Ja
   return {a.to_affine(), b.to_affine(), c.to_affine()};
 }
 
-Proof prove(const ProvingKey& pk, const r1cs::R1cs& cs, const circuits::Circuit& circuit,
+Proof prove(const ProvingKey& pk, const r1cs::R1cs& cs, r1cs::Witness witness,
             parallel::ThreadPool& pool, parallel::ThreadPool& groth16_pool, std::mt19937_64& rng,
             StageTimes* times) {
   SynthesizedPartition part;
   {
     Stopwatch sw(field_of(times, &StageTimes::synthesize_s));
-    part = synthesize(circuit, cs, pool);
+    part = synthesize(cs, std::move(witness), pool);
   }
   MsmPlan plan;
   {

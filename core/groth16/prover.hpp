@@ -1,5 +1,7 @@
 // The Groth16 prover as the reference pipeline's stages (DESIGN.md §1), each a function the
-// engine can schedule on its own thread, lock and pool:
+// engine can schedule on its own thread, lock and pool. It knows constraint systems and
+// witnesses (core/r1cs), not circuits: the engine or the harness chooses the circuit and
+// generates the witness (circuits::synthesize_witness).
 //   synthesize → prep_msm → compute_h → msm_h, batch_add, tail_msm (the "GPU phase")
 //   → b_g2_msm (on the groth16 pool of gpu_threads threads) → epilogue.
 // prove() runs them in order for one partition and reports every stage's duration.
@@ -11,7 +13,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/circuits/circuit.hpp"
 #include "core/groth16/compute_h.hpp"
 #include "core/groth16/keys.hpp"
 #include "core/groth16/proof.hpp"
@@ -19,6 +20,8 @@
 #include "core/parallel/thread_pool.hpp"
 #include "core/r1cs/evaluate.hpp"
 #include "core/r1cs/r1cs.hpp"
+#include "core/r1cs/witness.hpp"
+#include "core/trace/stages.hpp"
 
 namespace prooflab::groth16 {
 
@@ -28,8 +31,9 @@ struct SynthesizedPartition {
   std::vector<field::Fr> a, b, c;
 };
 
-SynthesizedPartition synthesize(const circuits::Circuit& circuit, const r1cs::R1cs& cs,
-                                parallel::ThreadPool& pool,
+// The rest of synthesis once the witness is generated: A·w, B·w, C·w over the QAP domain.
+// Throws when the witness does not fit cs.
+SynthesizedPartition synthesize(const r1cs::R1cs& cs, r1cs::Witness witness, parallel::ThreadPool& pool,
                                 r1cs::ChunkHook* hook = nullptr);
 
 // One query's scalars split the way the reference splits them: zeros dropped, ones
@@ -73,14 +77,12 @@ struct StageTimes {
   }
 };
 
-// Called as each GPU sub-stage ends, with its duration: "ntt_h" (the NTTs and the MSM of H,
-// the reference's ntt_msm_h), "batch_add", "tail_msm".
-using SubstageHook = std::function<void(const char* substage, double seconds)>;
-
-// The GPU phase on the CPU: H, batch additions and tail MSMs for L, A, B_G1.
+// The GPU phase on the CPU: H, batch additions and tail MSMs for L, A, B_G1. on_substage is
+// called as each sub-stage ends, with its duration: ntt_h (the NTTs and the MSM of H, the
+// reference's ntt_msm_h), batch_add, tail_msm.
 GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const MsmPlan& plan,
                        parallel::ThreadPool& pool, StageTimes* times = nullptr,
-                       const SubstageHook& on_substage = {});
+                       const trace::SubstageHook& on_substage = {});
 
 // b_g2_msm: the G2 query (batch addition + tail MSM) on the groth16 pool.
 curve::G2Jacobian b_g2_msm(const ProvingKey& pk, const MsmPlan& plan,
@@ -90,8 +92,9 @@ curve::G2Jacobian b_g2_msm(const ProvingKey& pk, const MsmPlan& plan,
 Proof epilogue(const ProvingKey& pk, const GpuPhaseSums& sums, const curve::G2Jacobian& b_g2,
                const field::Fr& r, const field::Fr& s);
 
-// All stages for one partition; r and s drawn from rng.
-Proof prove(const ProvingKey& pk, const r1cs::R1cs& cs, const circuits::Circuit& circuit,
+// All stages for one partition's witness; r and s drawn from rng. times->synthesize_s is
+// synthesize() alone (the witness came in generated).
+Proof prove(const ProvingKey& pk, const r1cs::R1cs& cs, r1cs::Witness witness,
             parallel::ThreadPool& pool, parallel::ThreadPool& groth16_pool, std::mt19937_64& rng,
             StageTimes* times = nullptr);
 

@@ -52,12 +52,7 @@ RunDirectory::RunDirectory(fs::path dir, nlohmann::json metadata)
   meta_["end_time"] = nullptr;
   meta_["status"] = "running";
   write_run_json();
-  stages_ = std::make_unique<RowFile>(
-      dir_ / "stages.csv",
-      "job,partition,worker,device,status,synth_us,prep_msm_us,queue_us,lock_wait_us,"
-      "prestage_us,ntt_h_us,batch_add_us,tail_msm_us,gpu_total_us,lock_held_us,"
-      "b_g2_msm_us,epilogue_us,dealloc_us,host_bytes,vram_peak_bytes,prestage,"
-      "pre_destructor_us,abc_bytes,aux_bytes,density_bytes\n");
+  stages_ = std::make_unique<RowFile>(dir_ / "stages.csv", stages_csv_header());
 }
 
 RunDirectory::~RunDirectory() = default;
@@ -84,20 +79,7 @@ void RunDirectory::write_run_json() {
 }
 
 void RunDirectory::append_stage_row(const StageRow& r) {
-  auto field = [](const std::optional<std::int64_t>& v) {
-    return v ? std::to_string(*v) : std::string();
-  };
-  auto opt_int = [](int v) { return v >= 0 ? std::to_string(v) : std::string(); };
-  const std::string line =
-      std::to_string(r.job) + "," + std::to_string(r.partition) + "," + opt_int(r.worker) + "," +
-      opt_int(r.device) + "," + (r.ok ? "ok" : "failed") + "," + field(r.synth_us) + "," +
-      field(r.prep_msm_us) + "," + field(r.queue_us) + "," + field(r.lock_wait_us) + "," +
-      field(r.prestage_us) + "," + field(r.ntt_h_us) + "," + field(r.batch_add_us) + "," +
-      field(r.tail_msm_us) + "," + field(r.gpu_total_us) + "," + field(r.lock_held_us) + "," +
-      field(r.b_g2_msm_us) + "," + field(r.epilogue_us) + "," + field(r.dealloc_us) + "," +
-      std::to_string(r.host_bytes) + "," + std::to_string(r.vram_peak_bytes) + "," + r.prestage +
-      "," + field(r.pre_destructor_us) + "," + std::to_string(r.abc_bytes) + "," +
-      std::to_string(r.aux_bytes) + "," + std::to_string(r.density_bytes) + "\n";
+  const std::string line = stages_csv_line(r);
   std::lock_guard lock(mutex_);
   stages_->append(line);
 }

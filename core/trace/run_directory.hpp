@@ -18,21 +18,9 @@
 #include <vector>
 
 #include "core/trace/row_file.hpp"
+#include "core/trace/stages_csv.hpp"
 
 namespace prooflab::trace {
-
-struct StageRow {
-  int job = 0, partition = 0, worker = -1, device = -1;
-  bool ok = true;
-  std::optional<std::int64_t> synth_us, prep_msm_us, queue_us, lock_wait_us, prestage_us,
-      ntt_h_us, batch_add_us, tail_msm_us, gpu_total_us, lock_held_us, b_g2_msm_us, epilogue_us,
-      dealloc_us, pre_destructor_us;
-  std::uint64_t host_bytes = 0, vram_peak_bytes = 0;
-  // The partition's host buffers by kind, as charged to the host budget: a, b, c; the witness
-  // (input + aux assignment); prep_msm's bitmaps and tails. host_bytes is their sum.
-  std::uint64_t abc_bytes = 0, aux_bytes = 0, density_bytes = 0;
-  std::string prestage = "empty";
-};
 
 // The host as run.json describes it.
 nlohmann::json host_info();

@@ -75,9 +75,8 @@ TimelineRecorder::Ring& TimelineRecorder::ring_for_this_thread() {
   return *mine.ring;
 }
 
-std::int64_t TimelineRecorder::record(Event e, int job, int partition, int worker, int device,
-                                      std::string_view detail) {
-  const std::int64_t t = now_us();
+std::int64_t TimelineRecorder::record_at(std::int64_t t, Event e, int job, int partition, int worker,
+                                         int device, std::string_view detail) {
   if (!enabled_.load(std::memory_order_relaxed)) return t;
   Ring& ring = ring_for_this_thread();
   const std::size_t head = ring.head.load(std::memory_order_relaxed);

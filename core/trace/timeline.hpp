@@ -64,7 +64,13 @@ class TimelineRecorder {
 
   // Returns the timestamp it recorded (so callers can compute durations consistently).
   std::int64_t record(Event e, int job = -1, int partition = -1, int worker = -1, int device = -1,
-                      std::string_view detail = {});
+                      std::string_view detail = {}) {
+    return record_at(now_us(), e, job, partition, worker, device, detail);
+  }
+  // The same at a time this thread read from now_us() just before (so a detail can carry a
+  // duration that ends exactly at the event); returns t_us.
+  std::int64_t record_at(std::int64_t t_us, Event e, int job = -1, int partition = -1, int worker = -1,
+                         int device = -1, std::string_view detail = {});
 
   // Drains every ring into the file and flushes it; the background thread calls it.
   void flush();

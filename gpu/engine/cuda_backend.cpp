@@ -467,7 +467,7 @@ void CudaBackend::trim_pool(int device) {
 groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::ProvingKey& pk,
                                                  prooflab::engine::DeviceBuffers& buffers,
                                                  const groth16::MsmPlan& plan,
-                                                 const prooflab::engine::SubstageCallback& on_substage) {
+                                                 const trace::SubstageHook& on_substage) {
   Device& d = device_at(device);
   auto& buf = dynamic_cast<CudaDeviceBuffers&>(buffers);
   if (buf.device() != device)
@@ -497,7 +497,7 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
             ? lane->msm->run_streamed(reinterpret_cast<const msm::G1AffineRaw*>(pk.h.data()),
                                       h_scalars, n - 1, batch, lane->stream, {}, "msm_h")
             : lane->msm->run(key->h->data(), h_scalars, n - 1, lane->stream, {}, "msm_h"));
-    if (on_substage) on_substage("ntt_h", micros_since(t0));
+    if (on_substage) on_substage(trace::Stage::kNttH, micros_since(t0));
 
     t0 = std::chrono::steady_clock::now();
     const auto ones = [&](const std::unique_ptr<msm::DeviceBases>& resident,
@@ -509,7 +509,7 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     const curve::G1Jacobian ones_l = ones(key->l, pk.l, plan.l);
     const curve::G1Jacobian ones_a = ones(key->a, pk.a, plan.a);
     const curve::G1Jacobian ones_b = ones(key->b_g1, pk.b_g1, plan.b_g1);
-    if (on_substage) on_substage("batch_add", micros_since(t0));
+    if (on_substage) on_substage(trace::Stage::kBatchAdd, micros_since(t0));
 
     t0 = std::chrono::steady_clock::now();
     const std::size_t chunk = tail_chunk(n);
@@ -524,7 +524,7 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     sums.a = ones_a.add(tail(key->a, plan.a));
     sums.b_g1 = ones_b.add(tail(key->b_g1, plan.b_g1));
     check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
-    if (on_substage) on_substage("tail_msm", micros_since(t0));
+    if (on_substage) on_substage(trace::Stage::kTailMsm, micros_since(t0));
   } catch (const DeviceOutOfMemory& e) {
     throw engine_oom(device, e);
   }

@@ -61,7 +61,7 @@ class CudaBackend final : public prooflab::engine::Backend {
   groth16::GpuPhaseSums run_gpu_phase(int device, const groth16::ProvingKey& pk,
                                       prooflab::engine::DeviceBuffers& buffers,
                                       const groth16::MsmPlan& plan,
-                                      const prooflab::engine::SubstageCallback& on_substage) override;
+                                      const trace::SubstageHook& on_substage) override;
 
   // The allocator's high-water mark on a device (bytes accounted, scratch included) and its
   // reset to the current use: what a phase really took, to check partition_vram_bytes by.

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/engine/config.hpp"
+#include "core/text/parse.hpp"
 #include "harness/counters/options.hpp"
 
 namespace prooflab::harness::counters {
@@ -23,11 +23,11 @@ struct CounterFlags {
     o.selection = sources;
     o.sources = parse_counter_selection(sources);
     o.period_ms = period_ms;
-    auto bytes = [](const char* flag, const std::string& text) {
+    auto bytes = [](const char* flag, const std::string& value) {
       try {
-        return engine::parse_bytes(flag, text);
-      } catch (const std::exception&) {
-        throw CounterOptionError(std::string(flag) + ": bad value '" + text +
+        return text::parse_bytes(value);
+      } catch (const text::ParseError&) {
+        throw CounterOptionError(std::string(flag) + ": bad value '" + value +
                                  "' (accepted: a byte count such as 65536, 4MiB, 1GiB)");
       }
     };

@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "core/engine/config.hpp"
+#include "core/trace/stages_csv.hpp"
 #include "harness/batch_runner.hpp"
 #include "harness/config_file.hpp"
 #include "harness/provenance.hpp"
@@ -43,11 +44,10 @@ struct CsvDeclined : std::runtime_error {
 // The integer columns of the run directory's files (docs/run-directory.md); every other
 // column is text. prooflab_analysis passes its own list from its schema instead.
 const std::set<std::string> kTimelineIntColumns = {"t_us", "job", "partition", "worker", "device"};
-const std::set<std::string> kStagesIntColumns = {
-    "job",         "partition",  "worker",       "device",       "synth_us",     "prep_msm_us",
-    "queue_us",    "lock_wait_us", "prestage_us", "ntt_h_us",    "batch_add_us", "tail_msm_us",
-    "gpu_total_us", "lock_held_us", "b_g2_msm_us", "epilogue_us", "dealloc_us",  "host_bytes",
-    "vram_peak_bytes", "pre_destructor_us", "abc_bytes", "aux_bytes", "density_bytes"};
+const std::set<std::string> kStagesIntColumns = [] {
+  const auto columns = prooflab::trace::stages_csv_integer_columns();
+  return std::set<std::string>(columns.begin(), columns.end());
+}();
 
 py::object to_python(const nlohmann::json& j) {
   switch (j.type()) {

@@ -58,7 +58,7 @@ class RendezvousBackend final : public engine::Backend {
 
   groth16::GpuPhaseSums run_gpu_phase(int d, const groth16::ProvingKey& pk,
                                       engine::DeviceBuffers& buffers, const groth16::MsmPlan& plan,
-                                      const engine::SubstageCallback& on_substage) override {
+                                      const trace::SubstageHook& on_substage) override {
     {
       std::unique_lock lock(m_);
       ++phases_[d];

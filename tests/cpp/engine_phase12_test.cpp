@@ -50,10 +50,10 @@ class PacedBackend final : public engine::Backend {
   void synchronize(int d) override { cpu_.synchronize(d); }
   void trim_pool(int d) override { cpu_.trim_pool(d); }
   groth16::GpuPhaseSums run_gpu_phase(int d, const groth16::ProvingKey& pk, engine::DeviceBuffers& b,
-                                      const groth16::MsmPlan& plan, const engine::SubstageCallback& cb) override {
+                                      const groth16::MsmPlan& plan, const trace::SubstageHook& cb) override {
     std::this_thread::sleep_for(extra_);
     if (phase_ == Phase::kSlower) return cpu_.run_gpu_phase(d, pk, b, plan, cb);
-    for (const char* sub : {"ntt_h", "batch_add", "tail_msm"}) cb(sub, 0);
+    for (const trace::Stage sub : {trace::Stage::kNttH, trace::Stage::kBatchAdd, trace::Stage::kTailMsm}) cb(sub, 0);
     return {};
   }
 

@@ -105,6 +105,55 @@ TEST_F(EngineTest, EveryPartitionProvedOnceAndEveryProofVerifies) {
   EXPECT_EQ(std::count(std::istreambuf_iterator<char>(stages), {}, '\n'), 13);
 }
 
+// Each stage's stages.csv duration is its TIMELINE span (its end event's time less its start
+// event's), or the duration its end event carries, for every partition and both lock policies
+// with pre-staging and without: the engine writes both through one StageScope.
+TEST_F(EngineTest, StagesCsvDurationsAreTheTimelineSpans) {
+  for (const auto policy : {engine::LockPolicy::kSingle, engine::LockPolicy::kTwoLock}) {
+    auto cfg = config();
+    cfg.lock_policy = policy;
+    const auto o = run(cfg);
+    ASSERT_EQ(o.result.summary["completed"], 4) << to_string(policy);
+    std::map<std::tuple<int, int, std::string>, Row> at;  // (job, partition, event)
+    for (const auto& r : o.rows) at[{r.job, r.partition, r.event}] = r;
+    const auto stages = test::read_stages(o.dir / "stages.csv");
+    ASSERT_EQ(stages.at("job").size(), 12u);
+    for (std::size_t i = 0; i < 12; ++i) {
+      const int job = std::stoi(stages.at("job")[i]), part = std::stoi(stages.at("partition")[i]);
+      auto t = [&](const std::string& e) {
+        const auto it = at.find({job, part, e});
+        EXPECT_NE(it, at.end()) << e << " of job " << job << " partition " << part;
+        return it == at.end() ? Row{} : it->second;
+      };
+      auto col = [&](const std::string& c) { return std::stoll(stages.at(c)[i]); };
+      const std::string where = std::string(to_string(policy)) + " job " + std::to_string(job) + " partition " +
+                                std::to_string(part);
+      EXPECT_EQ(col("synth_us"), t("SYNTH_END").t - t("SYNTH_START").t) << where;
+      EXPECT_EQ(t("SYNTH_END").detail, "synth_us=" + stages.at("synth_us")[i]) << where;
+      EXPECT_EQ(col("prep_msm_us"), t("PREP_MSM_END").t - t("PREP_MSM_START").t) << where;
+      EXPECT_EQ(col("lock_wait_us"), t("GPU_START").t - t("LOCK_WAIT_START").t) << where;
+      EXPECT_EQ(col("lock_held_us"), t("GPU_END").t - t("GPU_START").t) << where;
+      EXPECT_EQ(col("b_g2_msm_us"), t("B_G2_MSM_END").t - t("B_G2_MSM_START").t) << where;
+      EXPECT_EQ(col("dealloc_us"), t("DEALLOC_END").t - t("DEALLOC_START").t) << where;
+      EXPECT_LE(col("epilogue_us"), t("FINALIZE_END").t - t("FINALIZE_START").t) << where;
+      std::int64_t sub_sum = 0;
+      for (const auto& [event, column] : {std::pair{"NTT_H", "ntt_h_us"}, std::pair{"BATCH_ADD", "batch_add_us"},
+                                          std::pair{"TAIL_MSM", "tail_msm_us"}}) {
+        EXPECT_EQ(t(event).detail, "dur_us=" + stages.at(column)[i]) << where;
+        sub_sum += col(column);
+      }
+      EXPECT_EQ(col("gpu_total_us"), sub_sum) << where;
+      if (policy == engine::LockPolicy::kTwoLock) {
+        EXPECT_EQ(col("prestage_us"), t("PRESTAGE_END").t - t("PRESTAGE_START").t) << where;
+        EXPECT_EQ(t("PRESTAGE_END").detail, "prestage=" + stages.at("prestage")[i]) << where;
+      } else {
+        EXPECT_EQ(stages.at("prestage_us")[i], "") << where;
+        EXPECT_EQ(stages.at("prestage")[i], "empty") << where;
+      }
+    }
+  }
+}
+
 TEST_F(EngineTest, SingleLockNeverOverlapsAndBG2OverlapsTheNextGpuPhase) {
   const auto o = run(config());
   const auto gpu = intervals(o.rows, "GPU_START", "GPU_END");

@@ -165,11 +165,11 @@ class CudaBackendPhase : public ::testing::TestWithParam<PhaseCase> {
   static Inputs inputs(const struct Setup& s, std::uint64_t seed) {
     Inputs in;
     const auto circuit = circuits::make_circuit(GetParam().circuit, GetParam().constraints, seed);
-    in.part = groth16::synthesize(*circuit, s.cs, pool());
+    in.part = groth16::synthesize(s.cs, circuits::synthesize_witness(*circuit), pool());
     in.plan = groth16::prep_msm(s.pk, s.cs, in.part.witness);
     engine::CpuBackend cpu(1, 0, 0);
     auto cpu_buffers = cpu.stage(0, in.part, "test");
-    in.want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, in.plan, [](const char*, std::int64_t) {});
+    in.want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, in.plan, [](trace::Stage, std::int64_t) {});
     return in;
   }
 
@@ -196,9 +196,9 @@ TEST_P(CudaBackendPhase, EqualsTheCpuBackendsSumsExactly) {
   EXPECT_EQ(buffers->bytes(), 96ull * n);
   EXPECT_EQ(cuda.vram_used(0), used0 + 96ull * n);
   std::vector<std::string> substages;
-  const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, plan, [&](const char* name, std::int64_t us) {
-    substages.emplace_back(name);
-    EXPECT_GE(us, 0) << name;
+  const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, plan, [&](trace::Stage sub, std::int64_t us) {
+    substages.emplace_back(trace::stage_name(sub));
+    EXPECT_GE(us, 0) << trace::stage_name(sub);
   });
   EXPECT_EQ(substages, (std::vector<std::string>{"ntt_h", "batch_add", "tail_msm"}));
   expect_same_sums(got, want);
@@ -211,7 +211,7 @@ TEST_P(CudaBackendPhase, EqualsTheCpuBackendsSumsExactly) {
   // A second phase on the same key: nothing uploaded again, the same sums.
   const std::uint64_t before = cuda.vram_used(0);
   auto again = cuda.stage(0, part, "test");
-  const auto got2 = cuda.run_gpu_phase(0, s.pk, *again, plan, [](const char*, std::int64_t) {});
+  const auto got2 = cuda.run_gpu_phase(0, s.pk, *again, plan, [](trace::Stage, std::int64_t) {});
   again.reset();
   EXPECT_EQ(cuda.vram_used(0), before);
   expect_same(got2.h, want.h, "H (second phase)");
@@ -228,11 +228,11 @@ struct Measured {
 Measured measure_phase(const char* circuit_name, std::uint64_t constraints) {
   const auto& s = setup_for(circuit_name, constraints);
   const auto circuit = circuits::make_circuit(circuit_name, constraints, 0);
-  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
+  groth16::SynthesizedPartition part = groth16::synthesize(s.cs, circuits::synthesize_witness(*circuit), pool());
   const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
   CudaBackend cuda(1, 0);
   auto buffers = cuda.stage(0, part, "measure");
-  cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](const char*, std::int64_t) {});
+  cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](trace::Stage, std::int64_t) {});
   buffers.reset();
   Measured m;
   m.n = part.a.size();
@@ -267,7 +267,7 @@ TEST_P(CudaBackendPhase, StreamsTheKeyWhenItDoesNotFitAndStillEqualsTheCpu) {
   // Room for a partition and the tables, not for the key beside them: the key streams.
   CudaBackend cuda(1, CudaBackend::partition_bytes(n) + key - 1);
   auto buffers = cuda.stage(0, part, "test");
-  expect_same_sums(cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](const char*, std::int64_t) {}),
+  expect_same_sums(cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](trace::Stage, std::int64_t) {}),
                    want);
   buffers.reset();
   EXPECT_LT(cuda.vram_used(0), key) << "the key must not have been made resident";
@@ -287,7 +287,7 @@ TEST(CudaBackend, StageOverTheBudgetThrowsTheEnginesOutOfDeviceMemory) {
   REQUIRE_GPU();
   const auto& s = setup_for("porep-like", 1 << 10);
   const auto circuit = circuits::make_circuit("porep-like", 1 << 10, 3);
-  const auto part = groth16::synthesize(*circuit, s.cs, pool());
+  const auto part = groth16::synthesize(s.cs, circuits::synthesize_witness(*circuit), pool());
   const std::size_t n = part.a.size();
   // Room for a and b, not c.
   CudaBackend cuda(1, 64ull * n + 1000);
@@ -454,11 +454,11 @@ TEST(CudaBackend, SynchronizeAndTrimRunWhileAPhaseIsInFlight) {
   REQUIRE_GPU();
   const auto& s = setup_for("porep-like", 1 << 12);
   const auto circuit = circuits::make_circuit("porep-like", 1 << 12, 5);
-  groth16::SynthesizedPartition part = groth16::synthesize(*circuit, s.cs, pool());
+  groth16::SynthesizedPartition part = groth16::synthesize(s.cs, circuits::synthesize_witness(*circuit), pool());
   const groth16::MsmPlan plan = groth16::prep_msm(s.pk, s.cs, part.witness);
   engine::CpuBackend cpu(1, 0, 0);
   auto cpu_buffers = cpu.stage(0, part, "test");
-  const auto want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, plan, [](const char*, std::int64_t) {});
+  const auto want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, plan, [](trace::Stage, std::int64_t) {});
 
   CudaBackend cuda(1, 0);
   std::atomic<bool> done{false};
@@ -477,7 +477,7 @@ TEST(CudaBackend, SynchronizeAndTrimRunWhileAPhaseIsInFlight) {
     w = std::thread([&] {
       for (int i = 0; i < 3; ++i) {
         auto buffers = cuda.stage(0, part, "gpu_phase");
-        auto sums = cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](const char*, std::int64_t) {});
+        auto sums = cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](trace::Stage, std::int64_t) {});
         std::lock_guard lock(got_mu);
         got.push_back(sums);
       }

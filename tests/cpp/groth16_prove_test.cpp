@@ -56,7 +56,7 @@ TEST_P(Groth16Prove, ProofsVerifyForSeveralPartitions) {
   for (std::uint64_t partition = 0; partition < 2; ++partition) {
     const auto circuit = circuits::make_circuit(GetParam().circuit, GetParam().constraints, partition);
     groth16::StageTimes t;
-    const auto proof = groth16::prove(s.pk, s.cs, *circuit, pool, g16, rng, &t);
+    const auto proof = groth16::prove(s.pk, s.cs, circuits::synthesize_witness(*circuit), pool, g16, rng, &t);
     const auto inputs = public_inputs(*circuit);
     const auto result = groth16::verify(s.pk.vk, proof, inputs);
     EXPECT_TRUE(result) << result.reason;
@@ -78,7 +78,7 @@ TEST(Groth16Verify, RejectsBitFlipsWrongInputsAndForeignKeys) {
   parallel::ThreadPool pool(2), g16(1);
   const auto s = make_setup("tiny", 5, 0, pool);
   std::mt19937_64 rng(1);
-  const auto proof = groth16::prove(s.pk, s.cs, *s.circuit, pool, g16, rng);
+  const auto proof = groth16::prove(s.pk, s.cs, circuits::synthesize_witness(*s.circuit), pool, g16, rng);
   const auto inputs = public_inputs(*s.circuit);
   ASSERT_TRUE(groth16::verify(s.pk.vk, proof, inputs));
 
@@ -118,7 +118,7 @@ TEST(Groth16Prove, KeyForAnotherCircuitIsRefused) {
   const auto big = circuits::make_circuit("porep-like", 1024, 0);
   const auto big_cs = circuits::synthesize_shape(*big);
   std::mt19937_64 rng(1);
-  EXPECT_THROW(groth16::prove(s.pk, big_cs, *s.circuit, pool, g16, rng), std::exception);
+  EXPECT_THROW(groth16::prove(s.pk, big_cs, circuits::synthesize_witness(*s.circuit), pool, g16, rng), std::exception);
   EXPECT_NE(groth16::circuit_shape(s.cs), groth16::circuit_shape(big_cs));
 }
 

@@ -1,0 +1,56 @@
+#include "core/engine/batch_summary.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/trace/percentile.hpp"
+
+namespace prooflab::engine {
+namespace {
+
+nlohmann::json avg_min_max(const std::vector<double>& v) {
+  if (v.empty()) return {{"avg", nullptr}, {"min", nullptr}, {"max", nullptr}};
+  return {{"avg", std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size())},
+          {"min", *std::min_element(v.begin(), v.end())},
+          {"max", *std::max_element(v.begin(), v.end())}};
+}
+
+nlohmann::json percentile_or_null(const std::vector<double>& v, double q) {
+  const auto p = trace::percentile(v, q);
+  return p ? nlohmann::json(*p) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+nlohmann::json batch_summary(const std::vector<JobReport>& reports, const BatchFigures& f) {
+  std::size_t completed = 0;
+  std::vector<double> wall, prove;  // of the completed jobs
+  for (const auto& r : reports) {
+    if (!r.ok) continue;
+    ++completed;
+    wall.push_back(r.wall_s);
+    prove.push_back(r.prove_s);
+  }
+  const double total_s = static_cast<double>(f.end_us - f.start_us) / 1e6;
+  nlohmann::json out = {
+      {"count", f.count},
+      {"completed", completed},
+      {"failed", reports.size() - completed},
+      {"interrupted", f.interrupted},
+      {"total_s", total_s},
+      {"wall_s", avg_min_max(wall)},
+      {"prove_s", avg_min_max(prove)},
+      {"throughput_proofs_per_min", completed ? static_cast<double>(completed) / total_s * 60 : 0.0},
+      {"s_per_proof", completed ? nlohmann::json(total_s / static_cast<double>(completed)) : nlohmann::json(nullptr)},
+      {"latency_s", {{"p50", percentile_or_null(wall, 0.5)}, {"p95", percentile_or_null(wall, 0.95)}}},
+      {"timeline_events", f.timeline_events},
+      {"peak_rss_bytes", f.peak_rss_bytes ? nlohmann::json(*f.peak_rss_bytes) : nlohmann::json(nullptr)},
+      {"peak_rss_scope", f.peak_rss_scope},
+      {"peak_host_charged_bytes", f.peak_host_charged_bytes},
+      {"host_mem_budget_bytes", f.host_mem_budget_bytes},
+      {"partition_footprint_bytes", f.partition_footprint_bytes}};
+  out.update(trace::device_busy_summary(f.gpu_held_us, f.devices, f.busy_window_us, f.no_kernels_reason));
+  return out;
+}
+
+}  // namespace prooflab::engine
