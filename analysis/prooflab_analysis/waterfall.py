@@ -44,7 +44,7 @@ from .figures import DPI  # noqa: E402
 from .loaders import Run  # noqa: E402
 from .reflog import job_labels  # noqa: E402
 from .waterfall_lanes import (  # noqa: E402
-    GPU_FAMILY, JOB_FAMILY, MARKS, STAGE_FAMILIES, SUB_STAGES, waterfall_layout,
+    FALLBACK_FAMILY, GPU_FAMILY, JOB_FAMILY, MARKS, STAGE_FAMILIES, SUB_STAGES, waterfall_layout,
 )
 
 STAGE_COLORS: dict[str, str] = {
@@ -54,6 +54,7 @@ STAGE_COLORS: dict[str, str] = {
     "lock wait": "#c7c7c7",
     "prestage": "#9467bd",
     GPU_FAMILY: "#dbdb8d",
+    FALLBACK_FAMILY: "#843c39",
     "ntt_h": "#d62728",
     "batch_add": "#ff7f0e",
     "tail_msm": "#2ca02c",
@@ -73,6 +74,7 @@ JOB_HATCHES: tuple[str, ...] = ("", "///", "...", "\\\\\\")
 GEOMETRY: dict[str, tuple[float, float]] = {
     **{f: (0.42, 0.0) for f in SUB_STAGES},
     "prestage": (0.26, 0.27),
+    FALLBACK_FAMILY: (0.26, -0.27),
     **{f: (0.6, 0.0) for f in CUDA_COLORS},
 }
 DEFAULT_GEOMETRY = (0.8, 0.0)
@@ -138,7 +140,7 @@ def run_waterfall(run: Run, excluded_jobs: Sequence[int] = (), *, window: tuple[
     `excluded_jobs` are the integrity checks' exclusions."""
     return waterfall_figure(run.timeline, run.cupti, run.counters, title=run_title(run), device_kind=device_kind(run),
                             job_names=job_labels(run), failed_partitions=failed_partitions(run),
-                            excluded_jobs=excluded_jobs, window=window, **kw)
+                            excluded_jobs=excluded_jobs, window=window, stages=run.stages, **kw)
 
 
 def parse_window(text: str) -> tuple[float, float]:
@@ -237,6 +239,7 @@ def waterfall_figure(
     counter_metrics: Sequence[str] = DEFAULT_COUNTER_METRICS,
     max_labels: int = 300,
     max_streams: int = 6,
+    stages: pd.DataFrame | None = None,
 ) -> Figure:
     """Draw the waterfall of one run; returns the Figure (save it with figures.save_figure).
 
@@ -247,7 +250,8 @@ def waterfall_figure(
     counters = counters if counters is not None else schema.empty_counters()
     names = dict(job_names or {})
     layout = waterfall_layout(timeline, cupti, window=window, device_kind=device_kind,
-                              failed_partitions=failed_partitions, excluded_jobs=excluded_jobs, max_streams=max_streams)
+                              failed_partitions=failed_partitions, excluded_jobs=excluded_jobs, max_streams=max_streams,
+                              stages=stages)
     bars = layout.bars
     x_lo, x_hi = window if window is not None else (0.0, max((layout.t1_us - layout.t0_us) / 1e6, 1e-6))
     detail = len(bars) <= DETAIL_MAX_BARS

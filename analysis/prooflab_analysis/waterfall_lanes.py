@@ -15,7 +15,9 @@ Lanes, top to bottom (a lane group exists only when it has a bar in the time win
   not say, as in a reference log without worker start lines): one lane per GPU worker with its lock wait (LOCK_WAIT_START..GPU_START),
   pre-staging (two_lock), the GPU phase (GPU_START..GPU_END, lock held) and inside it the
   sub-stages ntt_h, batch_add, tail_msm (each event ends its sub-stage and carries
-  `dur_us`); then the device's CUDA activity from cupti.csv: kernels and copies per stream
+  `dur_us`), and the two-lock fallback's device-wide synchronise and pool trim inside the
+  lock ("fallback sync": stages.csv's `pre_destructor_us` of the partition, drawn from its
+  GPU_START, where core/engine/engine.cpp runs it right after taking the lock); then the device's CUDA activity from cupti.csv: kernels and copies per stream
   for the `max_streams` busiest streams, the others merged into one pair of lanes, and
   device synchronisations. NVTX markers are not drawn: they repeat the timeline's stages;
 * prep_msm, b_g2_msm, dealloc (packed like synthesis), throttle (global).
@@ -39,9 +41,10 @@ from .metrics import job_spans, pair_intervals, run_window
 # Families in legend order. Colours are the drawing's business (waterfall.STAGE_COLORS).
 JOB_FAMILY = "job lifetime"
 GPU_FAMILY = "gpu (lock held)"
+FALLBACK_FAMILY = "fallback sync"
 STAGE_FAMILIES: tuple[str, ...] = (
-    JOB_FAMILY, "synthesis", "queue wait", "lock wait", "prestage", GPU_FAMILY, "ntt_h", "batch_add",
-    "tail_msm", "b_g2_msm", "prep_msm", "dealloc", "throttle",
+    JOB_FAMILY, "synthesis", "queue wait", "lock wait", "prestage", GPU_FAMILY, FALLBACK_FAMILY, "ntt_h",
+    "batch_add", "tail_msm", "b_g2_msm", "prep_msm", "dealloc", "throttle",
 )
 CUDA_FAMILIES: dict[str, str] = {"KERNEL": "kernel", "MEMCPY": "memcpy", "MEMSET": "memset", "SYNC": "sync"}
 MARKS: tuple[str, ...] = ("failed", "excluded")
@@ -60,7 +63,7 @@ PAIRED: dict[str, tuple[str, str]] = {
 }
 WAIT_FAMILIES = frozenset({"queue wait", "lock wait"})
 SUB_STAGES: dict[str, str] = {"ntt_h": "NTT_H", "batch_add": "BATCH_ADD", "tail_msm": "TAIL_MSM"}
-WORKER_FAMILIES: tuple[str, ...] = ("lock wait", "prestage", GPU_FAMILY, *SUB_STAGES)
+WORKER_FAMILIES: tuple[str, ...] = ("lock wait", "prestage", GPU_FAMILY, FALLBACK_FAMILY, *SUB_STAGES)
 PACKED_BEFORE_GPU: tuple[str, ...] = ("synthesis", "queue wait")
 PACKED_AFTER_GPU: tuple[str, ...] = ("prep_msm", "b_g2_msm", "dealloc")
 
@@ -193,6 +196,30 @@ def _sub_stage(events: dict[str, pd.DataFrame], event: str) -> pd.DataFrame:
                          "device": rows["device"], "start_us": end - dur, "end_us": end})
 
 
+def fallback_sync_intervals(events: dict[str, pd.DataFrame], stages: pd.DataFrame | None) -> pd.DataFrame:
+    """The two-lock fallback's synchronise-and-trim of each partition that ran it: from the
+    partition's GPU_START for its stages.csv `pre_destructor_us` (rows without it, or 0, ran
+    no fallback)."""
+    empty = pair_intervals(schema.empty_timeline(), "GPU_START", "GPU_END")
+    if stages is None or stages.empty or "pre_destructor_us" not in stages.columns or "GPU_START" not in events:
+        return empty
+    dur = pd.to_numeric(stages["pre_destructor_us"], errors="coerce")
+    ran = stages[(dur > 0) & stages["job"].notna() & stages["partition"].notna()]
+    if ran.empty:
+        return empty
+    starts = events["GPU_START"].dropna(subset=["job", "partition"])
+    starts = starts.drop_duplicates(subset=["job", "partition"], keep="first")
+    key = ["job", "partition"]
+    merged = ran.assign(job=ran["job"].astype("int64"), partition=ran["partition"].astype("int64"),
+                        dur_us=dur[ran.index].astype("float64"))[key + ["dur_us"]].merge(
+        starts.assign(job=starts["job"].astype("int64"), partition=starts["partition"].astype("int64"))[
+            key + ["t_us", "worker", "device"]], on=key, how="inner")
+    start = merged["t_us"].to_numpy(dtype="float64")
+    return pd.DataFrame({"job": merged["job"], "partition": merged["partition"], "worker": merged["worker"],
+                         "device": merged["device"], "start_us": start,
+                         "end_us": start + merged["dur_us"].to_numpy(dtype="float64")})
+
+
 def _job_lifetimes(timeline: pd.DataFrame, events: dict[str, pd.DataFrame]) -> pd.DataFrame:
     job_events = [events[e] for e in ("JOB_SUBMIT", "JOB_DONE", "JOB_FAILED") if e in events]
     # With JOB_SUBMIT the job events alone define the spans (and are much fewer rows).
@@ -256,10 +283,12 @@ def waterfall_layout(
     failed_partitions: Iterable[tuple[int, int]] = (),
     excluded_jobs: Iterable[int] = (),
     max_streams: int = 6,
+    stages: pd.DataFrame | None = None,
 ) -> Layout:
     """Lanes and bars of one run. `window` is (start, end) in s since the run window's
     start (first JOB_SUBMIT); bars are clipped to it. `device_kind` names the worker
-    lanes: "GPU", "emulated" (the CPU backend's simulated device) or "GPU (ref. span)"."""
+    lanes: "GPU", "emulated" (the CPU backend's simulated device) or "GPU (ref. span)".
+    `stages` (stages.csv) adds the fallback sync bars."""
     cupti = cupti if cupti is not None else schema.empty_cupti()
     if timeline.empty and cupti.empty:
         raise ValueError("nothing to draw: the timeline and cupti frames are empty")
@@ -289,8 +318,12 @@ def waterfall_layout(
         for family in PACKED_BEFORE_GPU:
             b.add_packed(family, family, _paired(events, family))
 
-    per_worker = {f: b.clip(_paired(events, f) if f in PAIRED else _sub_stage(events, SUB_STAGES[f]))
-                  for f in WORKER_FAMILIES} if events else {}
+    def worker_intervals(family: str) -> pd.DataFrame:
+        if family == FALLBACK_FAMILY:
+            return fallback_sync_intervals(events, stages)
+        return _paired(events, family) if family in PAIRED else _sub_stage(events, SUB_STAGES[family])
+
+    per_worker = {f: b.clip(worker_intervals(f)) for f in WORKER_FAMILIES} if events else {}
     devices = set()
     unknown_device = False  # worker bars without a device: a reference log that does not say
     for iv in per_worker.values():

@@ -323,3 +323,46 @@ def test_sub_stage_durations_come_from_the_detail_column() -> None:
 
     frame = pd.DataFrame({"detail": ["dur_us=5", "a=1;dur_us=7;b=2", "", "x=1", None, "dur_usx=3", "dur_us=9;a=1"]})
     assert detail_value(frame, "dur_us").tolist() == ["5", "7", pd.NA, pd.NA, pd.NA, pd.NA, "9"]
+
+
+H200_TWO_LOCK = (Path(__file__).resolve().parents[2] / "results" / "2026-12-02-h200-campaign" / "h200-phase10"
+                 / "base" / "two_lock_gw2_2g" / "0")
+
+
+def test_the_two_lock_fallback_sync_is_drawn_from_gpu_start_on_the_worker_that_ran_it() -> None:
+    """The committed H200 Phase 10 run: 13 partitions could not pre-stage and ran the
+    fallback's device-wide sync inside the lock (stages.csv pre_destructor_us). Each gets one
+    'fallback sync' bar on its worker's lane, from its GPU_START for that long; expected
+    values read here with the csv module, not through the loaders."""
+    import csv
+
+    with open(H200_TWO_LOCK / "stages.csv", newline="") as f:
+        ran = {(int(r["job"]), int(r["partition"])): int(r["pre_destructor_us"])
+               for r in csv.DictReader(f) if r["pre_destructor_us"] not in ("", "0")}
+    gpu_start: dict[tuple[int, int], tuple[int, int]] = {}
+    first_submit = None
+    with open(H200_TWO_LOCK / "timeline.csv", newline="") as f:
+        for r in csv.DictReader(f):
+            if r["event"] == "JOB_SUBMIT" and first_submit is None:
+                first_submit = int(r["t_us"])
+            if r["event"] == "GPU_START":
+                gpu_start.setdefault((int(r["job"]), int(r["partition"])), (int(r["t_us"]), int(r["worker"])))
+    assert len(ran) == 13 and first_submit is not None
+
+    run = load_run(H200_TWO_LOCK)
+    layout = waterfall_layout(run.timeline, stages=run.stages)
+    bars = layout.bars[layout.bars["family"] == "fallback sync"]
+    assert len(bars) == len(ran)
+    for _, bar in bars.iterrows():
+        key = (int(bar["job"]), int(bar["partition"]))
+        t, worker = gpu_start[key]
+        assert bar["start_s"] == pytest.approx((t - first_submit) / 1e6, abs=1e-9)
+        assert bar["end_s"] - bar["start_s"] == pytest.approx(ran[key] / 1e6, abs=1e-9)
+        assert layout.lanes[int(bar["lane"])] == f"dev0 w{worker} GPU"
+    # without stages.csv, no such bars (and a run whose stages carry none draws none)
+    assert not (waterfall_layout(run.timeline).bars["family"] == "fallback sync").any()
+    fig = run_waterfall(run)
+    try:
+        assert "fallback sync" in legend_texts(fig)
+    finally:
+        plt.close(fig)
