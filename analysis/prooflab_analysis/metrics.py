@@ -21,6 +21,8 @@ per-job and per-partition numbers leave out the jobs that integrity checks flagg
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -524,6 +526,18 @@ def _nanmean(values: pd.Series) -> float:
     return float(values.mean()) if len(values) else float("nan")
 
 
+def _kernel_busy(run: Run, util: pd.DataFrame) -> tuple[float, str]:
+    """Kernel busy from cupti.csv over the run window; for a run directory kept without its
+    cupti.csv (committed results keep summary.json), the engine's own CUPTI figure from
+    summary.json (`kernel_busy` with `kernel_busy_source` "cupti"); else NaN."""
+    if not run.cupti.empty:
+        return _nanmean(util["kernel_busy"]), "cupti.csv"
+    value = run.summary.get("kernel_busy")
+    if run.summary.get("kernel_busy_source") == "cupti" and isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value), "summary.json"
+    return float("nan"), ""
+
+
 def run_metrics(
     run: Run,
     expected_partitions: int | None = None,
@@ -578,7 +592,7 @@ def run_metrics(
     out["latency_mean_s"] = float(lat["latency_s"].mean()) if not lat.empty else nan
     util = utilisation(tl, run.cupti, window)
     out["gpu_busy"] = _nanmean(util["gpu_busy"])
-    out["kernel_busy"] = _nanmean(util["kernel_busy"]) if not run.cupti.empty else nan
+    out["kernel_busy"], out["kernel_busy_source"] = _kernel_busy(run, util)
     gpt = gpu_time_per_partition(tl, excluded)
     overall = gpt[gpt["device"].isna()] if not gpt.empty else gpt
     out["gpu_ms_per_partition"] = float(overall["mean_ms"].iloc[0]) if not overall.empty else nan

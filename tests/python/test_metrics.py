@@ -29,6 +29,31 @@ def test_gpu_busy_and_kernel_busy_per_device() -> None:
     assert row["kernel_busy"] == pytest.approx(0.65, rel=1e-12)
 
 
+def test_kernel_busy_of_a_run_kept_without_cupti_csv_is_the_engines_own(tmp_path: Path) -> None:
+    """Committed results keep summary.json, not cupti.csv: kernel busy then comes from the
+    engine's CUPTI figure there (read here with json), saying so; a summary whose figure is
+    not CUPTI's gives NaN; with cupti.csv the run's own rows decide."""
+    import json
+    import shutil
+
+    h200 = (Path(__file__).resolve().parents[2] / "results" / "2026-12-02-h200-campaign" / "h200-phase9" / "c5_j5"
+            / "baseline" / "0")
+    assert not (h200 / "cupti.csv").exists()
+    summary = json.loads((h200 / "summary.json").read_text())
+    m = metrics.run_metrics(load_run(h200))
+    assert (m["kernel_busy"], m["kernel_busy_source"]) == (summary["kernel_busy"], "summary.json")
+    assert 0.05 < m["kernel_busy"] < m["gpu_busy"]
+
+    copy = tmp_path / "run"
+    shutil.copytree(h200, copy)
+    (copy / "summary.json").write_text(json.dumps({**summary, "kernel_busy_source": "lock_held"}))
+    m = metrics.run_metrics(load_run(copy))
+    assert np.isnan(m["kernel_busy"]) and m["kernel_busy_source"] == ""
+
+    m = metrics.run_metrics(load_run(write_known_run(tmp_path / "known")))
+    assert m["kernel_busy_source"] == "cupti.csv" and m["kernel_busy"] == pytest.approx(KNOWN["kernel_busy"], rel=1e-12)
+
+
 def test_gaps_classified_handoff_and_idle() -> None:
     gaps = metrics.gpu_gaps(known_timeline())
     got = [(int(r.start_us) // 1000, int(r.end_us) // 1000, r.kind, bool(r.same_job), int(r.queued))
