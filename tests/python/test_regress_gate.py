@@ -180,3 +180,38 @@ def test_confirmation_is_an_independent_measurement(tmp_path: Path) -> None:
     assert len(run_ids) == 20
     for d in second:
         assert json.loads((Path(d) / "run.json").read_text())["status"] == "complete"
+
+
+H200_PW_SWEEP = ROOT / "results" / "2026-12-02-h200-campaign" / "h200-pw-sweep"
+
+
+def _campaign_rows(proc: subprocess.CompletedProcess, report: Path) -> dict[str, dict]:
+    assert report.exists(), _explain(proc)
+    return {r["metric"]: r for r in json.loads(report.read_text())["rows"] if r["metric"].startswith("h200.")}
+
+
+def test_the_gpu_baseline_gates_the_h200_campaigns_end_to_end_figures(tmp_path: Path) -> None:
+    """results/baselines/gpu-h200.json holds the campaign's s/proof at pw 2 and 8 (issue 25):
+    the committed runs pass against it, and the same runs with pw=8 made 1.5x slower (their
+    summary.json figures, in a copy) are a REGRESSION of that metric alone."""
+    import shutil
+
+    proc = _run(["--baseline", "results/baselines/gpu-h200.json", str(H200_PW_SWEEP), "--json",
+                 str(tmp_path / "r.json")], tmp_path)
+    rows = _campaign_rows(proc, tmp_path / "r.json")
+    assert set(rows) == {"h200.porep22x10.pw2.s_per_proof", "h200.porep22x10.pw8.s_per_proof"}, rows
+    assert proc.returncode == 0 and all(r["verdict"] not in ("REGRESSION", "skipped") for r in rows.values()), \
+        _explain(proc)
+
+    slow = tmp_path / "h200-pw-sweep"
+    shutil.copytree(H200_PW_SWEEP, slow, ignore=shutil.ignore_patterns("timeline.csv", "stages.csv", "report"))
+    for summary in (slow / "base" / "pw8").glob("[0-9]*/summary.json"):
+        s = json.loads(summary.read_text())
+        s["s_per_proof"] *= 1.5
+        summary.write_text(json.dumps(s))
+    proc = _run(["--baseline", "results/baselines/gpu-h200.json", str(slow), "--json", str(tmp_path / "s.json")],
+                tmp_path)
+    rows = _campaign_rows(proc, tmp_path / "s.json")
+    assert proc.returncode == 1, _explain(proc)
+    assert rows["h200.porep22x10.pw8.s_per_proof"]["verdict"] == "REGRESSION", rows
+    assert rows["h200.porep22x10.pw2.s_per_proof"]["verdict"] != "REGRESSION", rows
