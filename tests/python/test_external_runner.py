@@ -54,8 +54,16 @@ gpu_workers_per_device = 2
 """
 
 
+# Real seconds per model second of the stand-in: short runs for tests that check formats and
+# faults; the A/B and A/A tests use AB_TIME_SCALE, whose stages (a locked GPU phase of 18 ms)
+# stay well above the sleep jitter of a loaded 2-core host (at 0.004, 7 ms stages read
+# "inconclusive" and an A/A differ by > 5 % under load).
+TIME_SCALE = "0.004"
+AB_TIME_SCALE = "0.01"
+
+
 def daemon_experiment(tmp: Path, name: str, variants: str, *, reps: int, count: int = 6, concurrency: int = 3,
-                      extra_runner: str = "", base_extra: str = "") -> Path:
+                      extra_runner: str = "", base_extra: str = "", time_scale: str = TIME_SCALE) -> Path:
     (tmp / "cuzk.toml").write_text(BASE_CONFIG)
     text = f"""
 [experiment]
@@ -77,7 +85,7 @@ versions = ["{PY} --version"]
 count = {count}
 concurrency = {concurrency}
 c1 = "/data/32gbench/c1.json"
-env = {{ STANDIN_PARTITIONS = "4", STANDIN_TIME_SCALE = "0.004" }}
+env = {{ STANDIN_PARTITIONS = "4", STANDIN_TIME_SCALE = "{time_scale}" }}
 {base_extra}
 [variants]
 {variants}
@@ -117,12 +125,12 @@ def ab(exp_dir: Path) -> pd.DataFrame:
 
 def test_ab_over_the_standin_finds_the_effect_of_gpu_threads(tmp_path: Path) -> None:
     exp = daemon_experiment(tmp_path, "standin-ab", "baseline = {}\nI2 = { overlay = { gpus.gpu_threads = 32 } }",
-                            reps=4)
+                            reps=5, time_scale=AB_TIME_SCALE)
     proc = run_matrix(exp, tmp_path / "out")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     exp_dir = tmp_path / "out" / "standin-ab"
     index = pd.read_csv(exp_dir / "index.csv", dtype=str, keep_default_na=False)
-    assert list(index["status"]) == ["complete"] * 8
+    assert list(index["status"]) == ["complete"] * 10
     assert set(index["overlay.gpus.gpu_threads"]) == {"", "32"}  # the index shows the knob
 
     row = ab(exp_dir).iloc[0]
@@ -136,7 +144,7 @@ def test_ab_over_the_standin_finds_the_effect_of_gpu_threads(tmp_path: Path) -> 
     meta = json.loads((i2 / "run.json").read_text())
     assert "gpu_threads = 32" in (i2 / "config.toml").read_text()
     assert meta["runner"]["overlay"] == {"gpus.gpu_threads": "32"}
-    assert meta["runner"]["env"] == {"STANDIN_PARTITIONS": "4", "STANDIN_TIME_SCALE": "0.004"}
+    assert meta["runner"]["env"] == {"STANDIN_PARTITIONS": "4", "STANDIN_TIME_SCALE": AB_TIME_SCALE}
     assert f"--config {i2}/config.toml" in meta["runner"]["commands"]["setup"]
     assert "--c1 /data/32gbench/c1.json --count 6 --concurrency 3" in meta["runner"]["commands"]["run"]
     assert meta["exits"]["run"] == {"status": "exit 0", "exit_code": 0}
@@ -197,7 +205,7 @@ def test_a_daemon_log_shared_by_all_runs_is_split_by_run(tmp_path: Path) -> None
 def test_aa_over_the_standin_finds_nothing(tmp_path: Path) -> None:
     # The same config twice (the variant sets the base's value again).
     exp = daemon_experiment(tmp_path, "standin-aa", "baseline = {}\nsame = { overlay = { gpus.gpu_threads = 0 } }",
-                            reps=4)
+                            reps=5, time_scale=AB_TIME_SCALE)
     proc = run_matrix(exp, tmp_path / "out")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     row = ab(tmp_path / "out" / "standin-aa").iloc[0]
