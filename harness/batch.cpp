@@ -1,6 +1,8 @@
-// `prooflab batch`: run the engine over `count` proofs with `concurrency` in flight, print
-// one line per proof in the reference's style and the Batch Summary, write the run
-// directory. Exit status non-zero when a proof failed or the run was interrupted.
+// `prooflab batch [CONFIG.toml]`: run the engine over `count` proofs with `concurrency` in
+// flight, print one line per proof in the reference's style and the Batch Summary, write the
+// run directory. The config is the positional argument or --config (not both); `prooflab run
+// CONFIG.toml` is the same command under its older name. Exit status non-zero when a proof
+// failed or the run was interrupted.
 #include <atomic>
 #include <csignal>
 
@@ -18,10 +20,11 @@ void on_signal(int) { g_stop.store(true); }
 }  // namespace
 
 void add_batch_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("batch", "Prove a batch of proofs through the engine");
+  auto* cmd = app.add_subcommand("batch", "Prove a batch of proofs through the engine (alias: run)");
+  cmd->alias("run");
   struct Options {
     std::uint32_t count = 1, concurrency = 1;
-    std::string config_file, out = "results/runs", run_id, param_dir;
+    std::string config_file, config_arg, out = "results/runs", run_id, param_dir;
     std::vector<std::string> sets;
     std::string log_format = "prooflab";
     bool no_verify = false, force = false;
@@ -32,7 +35,8 @@ void add_batch_command(CLI::App& app) {
                         ->check(config_key_check("count"));
   auto* conc_opt = cmd->add_option("--concurrency", o->concurrency, "proofs in flight (j); default 1 or the config's")
                        ->check(config_key_check("concurrency"));
-  cmd->add_option("--config", o->config_file, "engine config (TOML)");
+  auto* config_pos = cmd->add_option("config", o->config_arg, "engine config (TOML, e.g. experiments/default-cpu.toml)");
+  cmd->add_option("--config", o->config_file, "engine config (TOML)")->excludes(config_pos);
   cmd->add_option("--set", o->sets, "override a config key: --set lock_policy=two_lock");
   cmd->add_flag("--no-verify", o->no_verify, "do not verify the proofs");
   cmd->add_option("--out", o->out, "parent directory of the run directory")->capture_default_str();
@@ -48,7 +52,8 @@ void add_batch_command(CLI::App& app) {
   counters::add_counter_flags(cmd, o->counters);
   cmd->callback([o, count_opt, conc_opt] {
     engine::EngineConfig cfg;
-    if (!o->config_file.empty()) apply_config_file(cfg, o->config_file);
+    const std::string& config_file = o->config_file.empty() ? o->config_arg : o->config_file;
+    if (!config_file.empty()) apply_config_file(cfg, config_file);
     if (count_opt->count()) cfg.count = o->count;
     if (conc_opt->count()) cfg.concurrency = o->concurrency;
     apply_overrides(cfg, o->sets);

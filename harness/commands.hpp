@@ -12,7 +12,6 @@ void add_prove_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_batch_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
-void add_run_command(CLI::App& app);
 void add_matrix_command(CLI::App& app);
 void add_slurm_task_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);

@@ -16,7 +16,6 @@ int main(int argc, char** argv) {
   prooflab::harness::add_verify_command(app);
   prooflab::harness::add_batch_command(app);
   prooflab::harness::add_trace_command(app);
-  prooflab::harness::add_run_command(app);
   prooflab::harness::add_matrix_command(app);
   prooflab::harness::add_slurm_task_command(app);
   prooflab::harness::add_sweep_command(app);

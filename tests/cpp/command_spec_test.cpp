@@ -6,18 +6,20 @@
 // The harness is an executable, not a library, so this test compiles the sources it checks
 // into itself (as experiment_plan_test.cpp does).
 #include <gtest/gtest.h>
+
+#include <toml++/toml.h>
 #include <unistd.h>
 
 #include <fstream>
 
-#include "harness/command_invocation.cpp"
-#include "harness/command_spec.cpp"
-#include "harness/command_template.cpp"
-#include "harness/directory_names.cpp"
-#include "harness/experiment_matrix.cpp"
-#include "harness/experiment_schedule.cpp"
-#include "harness/experiment_spec.cpp"
-#include "harness/toml_overlay.cpp"
+#include "harness/command_invocation.hpp"
+#include "harness/command_spec.hpp"
+#include "harness/command_template.hpp"
+#include "harness/directory_names.hpp"
+#include "harness/experiment_matrix.hpp"
+#include "harness/experiment_schedule.hpp"
+#include "harness/experiment_spec.hpp"
+#include "harness/toml_overlay.hpp"
 
 namespace prooflab::harness {
 namespace {

@@ -12,12 +12,12 @@
 #include <map>
 #include <set>
 
-#include "harness/command_spec.cpp"
-#include "harness/command_template.cpp"
-#include "harness/directory_names.cpp"
-#include "harness/experiment_matrix.cpp"
-#include "harness/experiment_schedule.cpp"
-#include "harness/experiment_spec.cpp"
+#include "harness/command_spec.hpp"
+#include "harness/command_template.hpp"
+#include "harness/directory_names.hpp"
+#include "harness/experiment_matrix.hpp"
+#include "harness/experiment_schedule.hpp"
+#include "harness/experiment_spec.hpp"
 
 namespace prooflab::harness {
 namespace {

@@ -12,16 +12,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/directory_names.cpp"
-#include "harness/experiment_index.cpp"
-#include "harness/command_spec.cpp"
-#include "harness/command_template.cpp"
-#include "harness/experiment_matrix.cpp"
-#include "harness/experiment_progress.cpp"
-#include "harness/experiment_resume.cpp"
-#include "harness/experiment_runner.cpp"
-#include "harness/experiment_schedule.cpp"
-#include "harness/experiment_spec.cpp"
+#include "harness/directory_names.hpp"
+#include "harness/experiment_index.hpp"
+#include "harness/command_spec.hpp"
+#include "harness/command_template.hpp"
+#include "harness/experiment_matrix.hpp"
+#include "harness/experiment_progress.hpp"
+#include "harness/experiment_resume.hpp"
+#include "harness/experiment_runner.hpp"
+#include "harness/experiment_schedule.hpp"
+#include "harness/experiment_spec.hpp"
 
 namespace prooflab::harness {
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/process.cpp"
+#include "harness/process.hpp"
 
 namespace prooflab::harness {
 namespace {

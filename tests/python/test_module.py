@@ -336,3 +336,22 @@ def test_export_trace_of_a_malformed_run_names_the_file(tmp_path: Path) -> None:
 def test_version_is_the_command_lines() -> None:
     cli = subprocess.run([str(BIN), "--version"], capture_output=True, text=True, check=True)
     assert prooflab.version() == cli.stdout.strip()
+
+
+def test_the_module_runs_the_cuda_backend_where_the_build_has_it(tmp_path: Path) -> None:
+    """The module links the harness library, CUDA backend included where nvcc built it
+    (issue 23 item 2): backend=cuda then reaches the CUDA runtime — a run on a machine with a
+    GPU, the runtime's own reason without one — and only a build without CUDA says so."""
+    built_with_cuda = "cuda    on" in prooflab.version()
+    cfg = prooflab.EngineConfig(backend="cuda", constraints=1024, partitions=2, count=1)
+    try:
+        outcome = prooflab.run_batch(cfg, out=str(tmp_path), run_id="cuda")
+    except RuntimeError as e:
+        if built_with_cuda:
+            assert "no usable CUDA device" in str(e), e
+        else:
+            assert "CUDA" in str(e) and "usable" not in str(e), e
+        return
+    assert built_with_cuda
+    meta = json.loads((tmp_path / "cuda" / "run.json").read_text())
+    assert meta["config"]["backend"] == "cuda" and meta["status"] == "complete", outcome
