@@ -233,8 +233,8 @@ def witness_share_fallback(run: Run) -> tuple[float | None, str]:
                       "all of it taken as the sparse products the throttle pauses")
     share = float(min(1.0, ratio * float(np.median(prep["dur_us"])) / float(np.median(synth["dur_us"]))))
     return share, (f"synthesis split estimated (no WITNESS_END): the witness is {share:.0%} of each synthesis "
-                   f"({circuit}: witness = {ratio:g} x prep_msm, median prep_msm {np.median(prep['dur_us']) / 1e3:.0f} ms, "
-                   f"synthesis {np.median(synth['dur_us']) / 1e3:.0f} ms)")
+                   f"({circuit}: witness = {ratio:g} x prep_msm, median prep_msm {np.median(prep['dur_us']) / 1e3:.3g} ms, "
+                   f"synthesis {np.median(synth['dur_us']) / 1e3:.3g} ms)")
 
 
 def measured_intervals(run: Run, gpu_on_cpu: bool, lanes: int = 1, witness_share: float | None = None
