@@ -20,7 +20,7 @@ namespace prooflab::harness {
 namespace {
 
 struct PredictOptions {
-  std::string path, waterfall, runs, bandwidth_run, fit = "empirical", threads = "fitted";
+  std::string path, waterfall, runs, bandwidth_run, fit = "empirical", threads = "auto";
   std::vector<std::string> sets, axes;
   int reps = 3, seed = 0, cores = 0;
 };
@@ -67,8 +67,10 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--reps", o->reps, "simulations per setting (default 3)")->check(CLI::PositiveNumber);
   cmd->add_option("--seed", o->seed, "seed of the first simulation");
   cmd->add_option("--fit", o->fit, "stage distributions: empirical | lognormal")->check(CLI::IsMember({"empirical", "lognormal"}));
-  cmd->add_option("--threads", o->threads, "pool stages' effective threads: fitted (from the run) | table (pool sizes)")
-      ->check(CLI::IsMember({"fitted", "table"}));
+  cmd->add_option("--threads", o->threads,
+                  "pool stages' effective threads: auto (measured where the run recorded per-pool CPU time, else "
+                  "fitted) | measured | fitted (from the timeline) | table (pool sizes)")
+      ->check(CLI::IsMember({"auto", "measured", "fitted", "table"}));
   cmd->add_option("--cores", o->cores, "the host's cores (default: run.json host.cores; needed for a log)");
   cmd->callback([o] { run_predict(*o); });
 }

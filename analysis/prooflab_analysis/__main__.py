@@ -44,16 +44,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     pre.add_argument("--fit", choices=["empirical", "lognormal"], default="empirical",
                      help="stage distributions: the run's values replayed (shuffled), or lognormal fits")
     pre.add_argument("--cores", type=int, help="the host's cores (default: run.json host.cores; needed for a log)")
-    pre.add_argument("--threads", choices=["fitted", "table"], default="fitted",
-                     help="pool stages' effective threads: fitted from the run (default) or the pools' sizes")
+    pre.add_argument("--threads", choices=["auto", "measured", "fitted", "table"], default="auto",
+                     help="pool stages' effective threads: measured (the run's per-pool CPU time), fitted (from its "
+                          "timeline), auto (measured where recorded, else fitted; the default) or the pools' sizes")
     val = sub.add_parser("validate-model", help="calibrate on one arm of a measured experiment, predict all, report errors")
     val.add_argument("experiment", help="experiment directory (index.csv)")
     val.add_argument("--calibrate", required=True, metavar="CELL/VARIANT", help="the arm to calibrate on (its repetitions pooled)")
     val.add_argument("--bandwidth", metavar="CELL/VARIANT", help="an arm at another concurrency (fits beta)")
     val.add_argument("--reps", type=int, default=3,
                      help="simulations per arm (default 3; a multiple of the calibration arm's runs replays each alike)")
-    val.add_argument("--threads", choices=["fitted", "table"], default="fitted",
-                     help="pool stages' effective threads: fitted from the calibration runs (default) or the pools' sizes")
+    val.add_argument("--threads", choices=["auto", "measured", "fitted", "table"], default="auto",
+                     help="pool stages' effective threads of the calibration runs: measured (per-pool CPU time), "
+                          "fitted (timeline), auto (measured where recorded, else fitted; the default) or the pools' sizes")
     val.add_argument("--out", metavar="FILE", help="also write the markdown table to FILE")
     args = parser.parse_args(argv)
     if args.command == "predict":

@@ -43,6 +43,7 @@ TIMELINE_EVENTS: frozenset[str] = frozenset(
         "EARLY_FREE",
         "FINALIZE_START",
         "FINALIZE_END",
+        "WITNESS_END",
     }
 )
 
@@ -81,10 +82,10 @@ STAGES_COLUMNS: list[str] = [
     "prestage",
 ]
 # Optional trailing columns of stages.csv (documented extensions).
-STAGES_OPTIONAL_COLUMNS: list[str] = ["pre_destructor_us", "abc_bytes", "aux_bytes", "density_bytes"]
+STAGES_OPTIONAL_COLUMNS: list[str] = ["pre_destructor_us", "abc_bytes", "aux_bytes", "density_bytes", "witness_us"]
 
 STAGE_DURATION_COLUMNS: list[str] = [c for c in STAGES_COLUMNS if c.endswith("_us")] + [
-    "pre_destructor_us"
+    "pre_destructor_us", "witness_us"
 ]
 STAGE_STATUS_VALUES: frozenset[str] = frozenset({"ok", "failed"})
 PRESTAGE_VALUES: frozenset[str] = frozenset({"ok", "skip_vram", "fallback", "empty", ""})

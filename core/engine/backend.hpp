@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -66,6 +67,11 @@ class Backend {
   virtual groth16::GpuPhaseSums run_gpu_phase(int device, const groth16::ProvingKey& pk,
                                               DeviceBuffers& buffers, const groth16::MsmPlan& plan,
                                               const trace::SubstageHook& on_substage) = 0;
+
+  // CPU seconds used so far by each host thread pool the backend computes on, by a name
+  // unique in the run ("device0", ...: summary.json's cpu_seconds_by_pool); none where the
+  // device computes (CUDA).
+  virtual std::map<std::string, double> pool_cpu_seconds() const { return {}; }
 };
 
 }  // namespace prooflab::engine

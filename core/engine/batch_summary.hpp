@@ -38,6 +38,8 @@ struct BatchFigures {
   int devices = 1;
   std::optional<trace::Span> busy_window_us;
   std::string no_kernels_reason;
+  // CPU seconds per pool (summary.json cpu_seconds_by_pool, docs/run-directory.md).
+  std::map<std::string, double> cpu_seconds_by_pool;
 };
 
 nlohmann::json batch_summary(const std::vector<JobReport>& reports, const BatchFigures& figures);

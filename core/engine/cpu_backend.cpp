@@ -73,4 +73,10 @@ groth16::GpuPhaseSums CpuBackend::run_gpu_phase(int device, const groth16::Provi
   return groth16::gpu_phase(pk, part, plan, pool, nullptr, on_substage);
 }
 
+std::map<std::string, double> CpuBackend::pool_cpu_seconds() const {
+  std::map<std::string, double> out;
+  for (std::size_t d = 0; d < pools_.size(); ++d) out["device" + std::to_string(d)] = pools_[d]->cpu_seconds();
+  return out;
+}
+
 }  // namespace prooflab::engine

@@ -32,6 +32,7 @@ class CpuBackend final : public Backend {
   groth16::GpuPhaseSums run_gpu_phase(int device, const groth16::ProvingKey& pk,
                                       DeviceBuffers& buffers, const groth16::MsmPlan& plan,
                                       const trace::SubstageHook& on_substage) override;
+  std::map<std::string, double> pool_cpu_seconds() const override;
 
   static constexpr std::uint64_t kDefaultVram = 16ull << 30;
 

@@ -27,6 +27,7 @@
 #include "core/groth16/prover.hpp"
 #include "core/groth16/qap.hpp"
 #include "core/groth16/setup.hpp"
+#include "core/parallel/thread_cpu.hpp"
 #include "core/parallel/thread_pool.hpp"
 #include "core/trace/device_busy.hpp"
 #include "core/trace/peak_rss.hpp"
@@ -122,11 +123,18 @@ class Engine {
     const trace::PeakRss peak_rss;  // the high-water mark from here
     start_us_ = tl_.now_us();
     std::vector<std::thread> threads;
+    // The engine's own threads add their CPU time as they end (summary.json "engine").
     for (std::uint32_t i = 0; i < cfg_.partition_workers; ++i)
-      threads.emplace_back([this, i] { partition_worker(*synth_pools_[i]); });
+      threads.emplace_back([this, i] {
+        partition_worker(*synth_pools_[i]);
+        engine_cpu_.add_this_thread();
+      });
     for (std::uint32_t d = 0; d < cfg_.devices; ++d)
       for (std::uint32_t w = 0; w < cfg_.gpu_workers_per_device; ++w)
-        threads.emplace_back([this, d, w] { gpu_worker(static_cast<int>(d), static_cast<int>(w)); });
+        threads.emplace_back([this, d, w] {
+          gpu_worker(static_cast<int>(d), static_cast<int>(w));
+          engine_cpu_.add_this_thread();
+        });
 
     submit_jobs();
     {
@@ -139,6 +147,7 @@ class Engine {
     if (finalizer_) finalizer_->drain();
     deallocator_->drain();
     end_us_ = tl_.now_us();
+    cpu_seconds_by_pool_ = pool_cpu_seconds();
     peak_rss_bytes_ = peak_rss.bytes();
     peak_rss_scope_ = peak_rss.scope();
     return finish();
@@ -217,12 +226,17 @@ class Engine {
                                                 cfg_.seed + 1000ull * part.job + part.index);
     const trace::StageTag tag{part.job, part.index};
     StageScope synth(tl_, Stage::kSynthesize, tag, &part.row);
+    // The witness on this thread, then the sparse products on the lane's pool: only these
+    // yield to the throttle, so the model needs where one ends and the other begins.
+    StageScope witness_scope = synth.begin_first_part(Stage::kWitness);
     {
       std::lock_guard lock(m_);
       auto& job = *jobs_.at(part.job);
       if (job.first_synth_us < 0) job.first_synth_us = synth.start_us();
     }
-    part.synth = groth16::synthesize(in_.cs, circuits::synthesize_witness(*circuit), pool, throttle_.hook());
+    r1cs::Witness witness = circuits::synthesize_witness(*circuit);
+    witness_scope.end();
+    part.synth = groth16::synthesize(in_.cs, std::move(witness), pool, throttle_.hook());
     part.row.abc_bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);
     part.row.aux_bytes = buffer_bytes(part.synth.witness.input) + buffer_bytes(part.synth.witness.aux);
     part.memory.charge(part.row.abc_bytes + part.row.aux_bytes);
@@ -436,6 +450,17 @@ class Engine {
     });
   }
 
+  // Each pool's CPU seconds, read once at the end while its threads still live.
+  std::map<std::string, double> pool_cpu_seconds() const {
+    std::map<std::string, double> out = in_.backend.pool_cpu_seconds();
+    for (std::size_t i = 0; i < synth_pools_.size(); ++i)
+      out["synthesis" + std::to_string(i)] = synth_pools_[i]->cpu_seconds();
+    out["groth16"] = groth16_pool_.cpu_seconds();
+    if (finalizer_) out["finalizer"] = finalizer_->cpu_seconds();
+    out["engine"] = engine_cpu_.seconds();
+    return out;
+  }
+
   void partition_accounted(int seq) {
     std::unique_lock lock(m_);
     auto& job = *jobs_.at(seq);
@@ -493,6 +518,7 @@ class Engine {
     f.partition_footprint_bytes = footprint_;
     f.gpu_held_us = gpu_held_.snapshot();
     f.devices = static_cast<int>(cfg_.devices);
+    f.cpu_seconds_by_pool = cpu_seconds_by_pool_;
     if (first_submit_us_) f.busy_window_us = trace::Span{*first_submit_us_, last_end_us_};
     f.no_kernels_reason = in_.backend.name() == "cuda" ? "CUPTI did not run"
                                                       : "the " + in_.backend.name() + " backend runs no CUDA kernels";
@@ -513,6 +539,8 @@ class Engine {
   const std::unique_ptr<GpuLockPolicy> lock_policy_;
   const std::unique_ptr<Deallocator> deallocator_;
   SynthesisThrottle throttle_;
+  parallel::CpuTally engine_cpu_;  // the partition workers' and GPU workers' threads
+  std::map<std::string, double> cpu_seconds_by_pool_;
 
   std::mutex m_;
   std::condition_variable synth_cv_, gpu_cv_, done_cv_;

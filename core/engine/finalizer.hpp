@@ -30,6 +30,8 @@ class Finalizer {
   // Tasks submitted and not yet finished, now and at most.
   std::size_t pending() const;
   std::size_t peak_pending() const;
+  // CPU seconds its threads have used (ThreadPool::cpu_seconds).
+  double cpu_seconds() const { return pool_.cpu_seconds(); }
 
  private:
   mutable std::mutex m_;

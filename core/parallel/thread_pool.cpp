@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include "core/parallel/thread_cpu.hpp"
+
 namespace prooflab::parallel {
 
 namespace {
@@ -18,6 +20,13 @@ ThreadPool::ThreadPool(unsigned threads, std::string name) : name_(std::move(nam
 ThreadPool::ThreadPool(OnCaller, std::string name) : name_(std::move(name)) {}
 
 bool ThreadPool::on_worker() const { return current_pool == this; }
+
+double ThreadPool::cpu_seconds() const {
+  double total = 0;
+  // const_cast: native_handle is not const, and reading a thread's clock changes nothing.
+  for (const std::thread& t : workers_) total += thread_cpu_seconds(const_cast<std::thread&>(t).native_handle());
+  return total;
+}
 
 ThreadPool::~ThreadPool() {
   {

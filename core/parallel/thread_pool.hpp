@@ -46,6 +46,9 @@ class ThreadPool {
   const std::string& name() const { return name_; }
   // True on one of this pool's worker threads.
   bool on_worker() const;
+  // CPU seconds its workers have used since they started (thread_cpu.hpp; one clock read per
+  // worker). 0 for a kOnCaller pool: its work is on its callers' clocks.
+  double cpu_seconds() const;
 
   // Calls fn(begin, end) over [0, n) split into chunks of at least min_chunk items, on the
   // pool's threads (see the header comment); returns when all chunks are done. The first

@@ -10,7 +10,7 @@ enum class Event : std::uint8_t {
   kPrestageStart, kPrestageEnd, kGpuStart, kNttH, kBatchAdd, kTailMsm, kGpuEnd,
   kPrepMsmStart, kPrepMsmEnd, kBG2MsmStart, kBG2MsmEnd, kDeallocStart, kDeallocEnd,
   kThrottleOn, kThrottleOff, kProofDone, kJobDone, kJobFailed,
-  kEarlyFree, kFinalizeStart, kFinalizeEnd,
+  kEarlyFree, kFinalizeStart, kFinalizeEnd, kWitnessEnd,
 };
 
 constexpr const char* event_name(Event e) {
@@ -42,6 +42,7 @@ constexpr const char* event_name(Event e) {
     case Event::kEarlyFree: return "EARLY_FREE";
     case Event::kFinalizeStart: return "FINALIZE_START";
     case Event::kFinalizeEnd: return "FINALIZE_END";
+    case Event::kWitnessEnd: return "WITNESS_END";
   }
   return "UNKNOWN";
 }

@@ -60,4 +60,9 @@ StageScope StageScope::end_and_begin(Stage next) {
   return StageScope(tl_, next, tag_, row_);
 }
 
+StageScope StageScope::begin_first_part(Stage part) const {
+  assert(!stage_info(part).start);
+  return StageScope(tl_, part, tag_, row_, start_us_);
+}
+
 }  // namespace prooflab::trace

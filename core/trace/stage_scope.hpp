@@ -34,6 +34,9 @@ class StageScope {
   // Ends this stage and begins `next` at the same instant; where next's start event is this
   // stage's end event (LOCK_WAIT ends at GPU_START), it is recorded once.
   StageScope end_and_begin(Stage next);
+  // Begins `part`, the first part of this stage: it starts at this stage's start (no start
+  // event of its own), so its duration is its end event's time less this stage's start.
+  StageScope begin_first_part(Stage part) const;
 
   Stage stage() const { return stage_; }
   std::int64_t start_us() const { return start_us_; }

@@ -21,8 +21,9 @@ enum class Stage : std::uint8_t {
   kSynthesize, kPrepMsm, kPrestage, kLockWait, kGpuPhase,
   kNttH, kBatchAdd, kTailMsm,  // GPU sub-stages, inside kGpuPhase, in this order
   kBG2Msm, kEpilogue, kDealloc,
+  kWitness,  // synthesis's first part, inside kSynthesize: the witness, before A·w, B·w, C·w
 };
-inline constexpr int kStageCount = 11;
+inline constexpr int kStageCount = 12;
 
 struct StageInfo {
   Stage stage;
@@ -54,6 +55,9 @@ inline constexpr std::array<StageInfo, kStageCount> kStages = {{
     {Stage::kBG2Msm, "b_g2_msm", Event::kBG2MsmStart, Event::kBG2MsmEnd, "b_g2_msm_us"},
     {Stage::kEpilogue, "epilogue", std::nullopt, Event::kFinalizeEnd, "epilogue_us"},
     {Stage::kDealloc, "dealloc", Event::kDeallocStart, Event::kDeallocEnd, "dealloc_us"},
+    // Begins at SYNTH_START; the rest of synthesis (the sparse products, which the throttle
+    // pauses) is WITNESS_END..SYNTH_END.
+    {Stage::kWitness, "witness", std::nullopt, Event::kWitnessEnd, "witness_us"},
 }};
 
 constexpr bool table_in_enum_order() {

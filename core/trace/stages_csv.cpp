@@ -43,6 +43,7 @@ const Column kColumns[] = {
     Field{"abc_bytes", [](const StageRow& r) { return std::to_string(r.abc_bytes); }},
     Field{"aux_bytes", [](const StageRow& r) { return std::to_string(r.aux_bytes); }},
     Field{"density_bytes", [](const StageRow& r) { return std::to_string(r.density_bytes); }},
+    Stage::kWitness,
 };
 
 const char* column_name(const Column& c) {

@@ -24,6 +24,7 @@ constexpr std::array<std::uint32_t, trace::kStageCount> kColors = {
     0xFFCCB974,  // b_g2_msm
     0xFF64B5CD,  // epilogue
     0xFF999999,  // dealloc
+    0xFF2F4B7C,  // witness
 };
 
 struct ProcessNvtx {

@@ -6,6 +6,10 @@
 //                                 (evaluate_all_into: no page faults of fresh vectors)
 //   BM_porep_synthesize/<log2 n>  both as the prover runs them (groth16::synthesize's
 //                                 calls: a fresh witness, evaluate_all into fresh vectors)
+//   BM_porep_prep_msm/<log2 n>    prep_msm on that witness (the engine runs it, like the
+//                                 witness, on the synthesis lane's thread): a proving key of
+//                                 the circuit's query sizes whose bases are all the generator
+//                                 (the classification and the tail gathers do not read them)
 //
 // Counters: constraints/s (items_per_second) and ns_per_constraint; the shape is built once
 // per size outside the timed loop, as the engine does. Uses only the public r1cs / circuits
@@ -21,6 +25,9 @@
 #include <time.h>
 
 #include "core/circuits/circuit.hpp"
+#include "core/curve/g1.hpp"
+#include "core/curve/g2.hpp"
+#include "core/groth16/prover.hpp"
 #include "core/parallel/thread_pool.hpp"
 #include "core/r1cs/evaluate.hpp"
 
@@ -108,6 +115,27 @@ void BM_porep_synthesize(benchmark::State& state) {
   report(state, s, seconds);
 }
 
+void BM_porep_prep_msm(benchmark::State& state) {
+  const Subject& s = subject(static_cast<unsigned>(state.range(0)));
+  const r1cs::Witness w = circuits::synthesize_witness(*s.circuit);
+  groth16::ProvingKey pk;
+  const std::size_t dense_b = s.shape.b_input_density.count() + s.shape.b_aux_density.count();
+  pk.l.assign(s.shape.num_aux, curve::g1_generator());
+  pk.a.assign(s.shape.num_inputs + s.shape.a_aux_density.count(), curve::g1_generator());
+  pk.b_g1.assign(dense_b, curve::g1_generator());
+  pk.b_g2.assign(dense_b, curve::g2_generator());
+  double seconds = 0;
+  for (auto _ : state) {
+    const double t0 = thread_cpu_seconds();
+    groth16::MsmPlan plan = groth16::prep_msm(pk, s.shape, w);
+    benchmark::DoNotOptimize(plan.l.ones.data());
+    const double dt = thread_cpu_seconds() - t0;
+    state.SetIterationTime(dt);
+    seconds += dt;
+  }
+  report(state, s, seconds);
+}
+
 }  // namespace
 
 BENCHMARK(BM_porep_witness)->DenseRange(16, 22, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
@@ -116,3 +144,4 @@ BENCHMARK(BM_porep_synthesize)
     ->DenseRange(16, 22, 2)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_porep_prep_msm)->DenseRange(16, 22, 2)->UseManualTime()->Unit(benchmark::kMillisecond);

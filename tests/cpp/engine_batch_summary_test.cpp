@@ -25,6 +25,7 @@ BatchFigures ten_seconds() {
   f.devices = 1;
   f.busy_window_us = trace::Span{1'000'000, 11'000'000};
   f.no_kernels_reason = "the cpu backend runs no CUDA kernels";
+  f.cpu_seconds_by_pool = {{"synthesis0", 1.5}, {"groth16", 0.25}, {"engine", 0.0}};
   return f;
 }
 
@@ -59,6 +60,7 @@ TEST(BatchSummary, FiguresOfTheCompletedJobs) {
   EXPECT_DOUBLE_EQ(s["devices"]["0"]["gpu_busy"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(s["gpu_busy"].get<double>(), 0.5);
   EXPECT_EQ(s["kernel_busy_source"], "the cpu backend runs no CUDA kernels");
+  EXPECT_EQ(s["cpu_seconds_by_pool"], (nlohmann::json{{"engine", 0.0}, {"groth16", 0.25}, {"synthesis0", 1.5}}));
   // The keys of docs/run-directory.md, no more.
   std::set<std::string> keys;
   for (const auto& [k, _] : s.items()) keys.insert(k);
@@ -67,7 +69,7 @@ TEST(BatchSummary, FiguresOfTheCompletedJobs) {
                                          "timeline_events", "peak_rss_bytes", "peak_rss_scope",
                                          "peak_host_charged_bytes", "host_mem_budget_bytes",
                                          "partition_footprint_bytes", "busy_window_us", "devices", "gpu_busy",
-                                         "kernel_busy", "kernel_busy_source"}));
+                                         "kernel_busy", "kernel_busy_source", "cpu_seconds_by_pool"}));
 }
 
 TEST(BatchSummary, NoCompletedJobGivesNullsNotZeros) {

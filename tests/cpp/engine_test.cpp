@@ -2,12 +2,14 @@
 // once and every proof verified; lock, dealloc and throttle policies do what they say;
 // the two-lock fallback is taken and reported; out-of-memory fails a job, not the batch.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -108,6 +110,38 @@ TEST_F(EngineTest, EveryPartitionProvedOnceAndEveryProofVerifies) {
 // Each stage's stages.csv duration is its TIMELINE span (its end event's time less its start
 // event's), or the duration its end event carries, for every partition and both lock policies
 // with pre-staging and without: the engine writes both through one StageScope.
+// summary.json's cpu_seconds_by_pool: one entry per pool of the run, each the CPU time of its
+// threads — bounded by the process's own CPU time over the run (getrusage, every thread), and
+// non-zero for the pools the batch computed on.
+TEST_F(EngineTest, SummaryHasEveryPoolsCpuSeconds) {
+  auto cfg = config();
+  cfg.finalize = engine::FinalizeMode::kSplit;  // a finalizer pool too
+  const auto process_cpu_s = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  const double before = process_cpu_s();
+  const auto o = run(cfg);
+  const double process = process_cpu_s() - before;
+  ASSERT_EQ(o.result.summary["completed"], 4);
+  const auto& pools = o.result.summary.at("cpu_seconds_by_pool");
+  std::set<std::string> names;
+  double sum = 0;
+  for (const auto& [name, seconds] : pools.items()) {
+    names.insert(name);
+    EXPECT_GE(seconds.get<double>(), 0.0) << name;
+    sum += seconds.get<double>();
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"synthesis0", "synthesis1", "groth16", "device0", "finalizer", "engine"}));
+  EXPECT_LE(sum, process + 0.01);  // rusage's µs and the clocks' ns round apart
+  for (const char* busy : {"synthesis0", "groth16", "device0", "engine"}) EXPECT_GT(pools.at(busy).get<double>(), 0.0) << busy;
+  // The same figures in the run directory's summary.json.
+  std::ifstream f(o.dir / "summary.json");
+  EXPECT_EQ(nlohmann::json::parse(f).at("cpu_seconds_by_pool"), pools);
+}
+
 TEST_F(EngineTest, StagesCsvDurationsAreTheTimelineSpans) {
   for (const auto policy : {engine::LockPolicy::kSingle, engine::LockPolicy::kTwoLock}) {
     auto cfg = config();
@@ -130,6 +164,9 @@ TEST_F(EngineTest, StagesCsvDurationsAreTheTimelineSpans) {
                                 std::to_string(part);
       EXPECT_EQ(col("synth_us"), t("SYNTH_END").t - t("SYNTH_START").t) << where;
       EXPECT_EQ(t("SYNTH_END").detail, "synth_us=" + stages.at("synth_us")[i]) << where;
+      // The witness is synthesis's first part: SYNTH_START..WITNESS_END, then the products.
+      EXPECT_EQ(col("witness_us"), t("WITNESS_END").t - t("SYNTH_START").t) << where;
+      EXPECT_LE(t("WITNESS_END").t, t("SYNTH_END").t) << where;
       EXPECT_EQ(col("prep_msm_us"), t("PREP_MSM_END").t - t("PREP_MSM_START").t) << where;
       EXPECT_EQ(col("lock_wait_us"), t("GPU_START").t - t("LOCK_WAIT_START").t) << where;
       EXPECT_EQ(col("lock_held_us"), t("GPU_END").t - t("GPU_START").t) << where;
@@ -347,8 +384,8 @@ TEST_F(EngineTest, StageListenerSeesEveryStageOncePerPartitionInsideTheTimeline)
     by[{s.tag.job, s.tag.partition, s.stage}].push_back(s);
   }
   using S = trace::Stage;
-  const S every[] = {S::kSynthesize, S::kPrepMsm, S::kLockWait, S::kGpuPhase, S::kNttH,
-                     S::kBatchAdd,   S::kTailMsm, S::kBG2Msm,   S::kEpilogue, S::kDealloc};
+  const S every[] = {S::kSynthesize, S::kWitness, S::kPrepMsm, S::kLockWait, S::kGpuPhase,   S::kNttH,
+                     S::kBatchAdd,   S::kTailMsm, S::kBG2Msm,  S::kEpilogue,  S::kDealloc};
   auto us = [&](std::int64_t ns) { return (ns - o.epoch_ns) / 1000; };
   const auto gpu = intervals(o.rows, "GPU_START", "GPU_END");
   ASSERT_EQ(gpu.size(), 12u);

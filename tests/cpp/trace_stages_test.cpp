@@ -42,6 +42,7 @@ TEST(StageTable, NamesAndEventsAsDocumented) {
       {Stage::kBG2Msm, "b_g2_msm", "B_G2_MSM_START", "B_G2_MSM_END", "b_g2_msm_us"},
       {Stage::kEpilogue, "epilogue", "", "FINALIZE_END", "epilogue_us"},
       {Stage::kDealloc, "dealloc", "DEALLOC_START", "DEALLOC_END", "dealloc_us"},
+      {Stage::kWitness, "witness", "", "WITNESS_END", "witness_us"},
   };
   ASSERT_EQ(std::size(want), static_cast<std::size_t>(kStageCount));
   for (const Want& w : want) {
@@ -71,7 +72,7 @@ TEST(StagesCsv, HeaderAndRowAsDocumented) {
             "job,partition,worker,device,status,synth_us,prep_msm_us,queue_us,lock_wait_us,"
             "prestage_us,ntt_h_us,batch_add_us,tail_msm_us,gpu_total_us,lock_held_us,"
             "b_g2_msm_us,epilogue_us,dealloc_us,host_bytes,vram_peak_bytes,prestage,"
-            "pre_destructor_us,abc_bytes,aux_bytes,density_bytes\n");
+            "pre_destructor_us,abc_bytes,aux_bytes,density_bytes,witness_us\n");
   StageRow r;
   r.job = 3;
   r.partition = 1;
@@ -97,10 +98,11 @@ TEST(StagesCsv, HeaderAndRowAsDocumented) {
   r.abc_bytes = 600;
   r.aux_bytes = 300;
   r.density_bytes = 100;
+  r.us(Stage::kWitness) = 9;
   // prestage_us not set: an empty field.
-  EXPECT_EQ(stages_csv_line(r), "3,1,0,2,failed,10,11,12,13,,15,16,17,48,50,51,52,53,1000,2000,skip_vram,7,600,300,100\n");
+  EXPECT_EQ(stages_csv_line(r), "3,1,0,2,failed,10,11,12,13,,15,16,17,48,50,51,52,53,1000,2000,skip_vram,7,600,300,100,9\n");
   StageRow unset;
-  EXPECT_EQ(stages_csv_line(unset), "0,0,,,ok,,,,,,,,,,,,,,0,0,empty,,0,0,0\n");
+  EXPECT_EQ(stages_csv_line(unset), "0,0,,,ok,,,,,,,,,,,,,,0,0,empty,,0,0,0,\n");
 }
 
 TEST(StagesCsv, IntegerColumnsAreAllButStatusAndPrestage) {
@@ -139,6 +141,8 @@ TEST_F(StageScopeTest, EventsRangeAndFieldAgree) {
   const StageTag tag{4, 2, 1, 0};
   {
     StageScope synth(tl, Stage::kSynthesize, tag, &row);
+    StageScope witness = synth.begin_first_part(Stage::kWitness);
+    witness.end();
     synth.end();
     StageScope wait(tl, Stage::kLockWait, tag, &row);
     StageScope gpu = wait.end_and_begin(Stage::kGpuPhase);
@@ -160,7 +164,7 @@ TEST_F(StageScopeTest, EventsRangeAndFieldAgree) {
     EXPECT_EQ(r.device, 0);
   }
   // GPU_START once: the lock wait's end is the GPU phase's start.
-  EXPECT_EQ(events, (std::vector<std::string>{"SYNTH_START", "SYNTH_END", "LOCK_WAIT_START", "GPU_START", "NTT_H",
+  EXPECT_EQ(events, (std::vector<std::string>{"SYNTH_START", "WITNESS_END", "SYNTH_END", "LOCK_WAIT_START", "GPU_START", "NTT_H",
                                               "GPU_END", "FINALIZE_END", "DEALLOC_START"}));
   auto at = [&](const std::string& e) {
     for (const auto& r : rows)
@@ -170,6 +174,9 @@ TEST_F(StageScopeTest, EventsRangeAndFieldAgree) {
   };
   EXPECT_EQ(*row.us(Stage::kSynthesize), at("SYNTH_END").t - at("SYNTH_START").t);
   EXPECT_EQ(at("SYNTH_END").detail, "synth_us=" + std::to_string(*row.us(Stage::kSynthesize)));
+  // The witness, synthesis's first part, starts at SYNTH_START.
+  EXPECT_EQ(*row.us(Stage::kWitness), at("WITNESS_END").t - at("SYNTH_START").t);
+  EXPECT_EQ(at("WITNESS_END").detail, "");
   EXPECT_EQ(*row.us(Stage::kLockWait), at("GPU_START").t - at("LOCK_WAIT_START").t);
   EXPECT_EQ(*row.us(Stage::kGpuPhase), at("GPU_END").t - at("GPU_START").t);
   EXPECT_EQ(*row.us(Stage::kNttH), 777);
@@ -180,7 +187,7 @@ TEST_F(StageScopeTest, EventsRangeAndFieldAgree) {
   EXPECT_FALSE(row.us(Stage::kPrestage).has_value());
   // Every range that began ended, the abandoned one included, in scope order.
   EXPECT_EQ(listener.calls,
-            (std::vector<std::string>{"begin synthesize", "end synthesize", "begin lock_wait", "end lock_wait",
+            (std::vector<std::string>{"begin synthesize", "begin witness", "end witness", "end synthesize", "begin lock_wait", "end lock_wait",
                                       "begin gpu_phase", "begin ntt_h", "end ntt_h", "end gpu_phase",
                                       "begin epilogue", "end epilogue", "begin dealloc", "end dealloc"}));
 }

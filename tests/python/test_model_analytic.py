@@ -150,6 +150,25 @@ def test_throttle_stops_synthesis_while_b_g2_msm_runs():
         assert (tl["event"] == "THROTTLE_ON").sum() == raised
 
 
+def test_throttle_pauses_only_the_sparse_products_not_the_witness():
+    # The engine's rule (core/engine/synthesis_throttle.hpp): only the sparse products yield,
+    # between chunks of rows; the witness runs on. One lane (pool of 1), 2 cores. Job 0:
+    # witness 0..w, products w..w+p; its b_g2_msm (b core-s) w+p..w+p+b. Job 1 starts at
+    # w+p: its witness (w < b) ends at 2w+p, throttled or not; its products run at once
+    # (end 2w+2p) or wait for b_g2_msm's end (end w+2p+b) — not w+2p+b+w, as when the
+    # throttle stopped the whole of synthesis.
+    w, p, b = 0.5, 1.0, 2.0
+    cal = calibration({"witness": (w, False), "synth": (p, False), "b_g2_msm": (b, False)})
+    base = settings(count=2, concurrency=2, partitions=1, cores=2, synth_threads=1, gpu_threads=1,
+                    gpu_workers_per_device=1, partition_workers=1)
+    for throttle, second_end in ((False, 2 * w + 2 * p), (True, w + 2 * p + b)):
+        _, tl = timeline(cal, base.replace(throttle=throttle))
+        witness_ends = sorted(tl.loc[tl["event"] == "WITNESS_END", "t_us"] / 1e6)
+        assert witness_ends == pytest.approx([w, 2 * w + p], abs=1e-6)
+        ends = sorted(tl.loc[tl["event"] == "SYNTH_END", "t_us"] / 1e6)
+        assert ends == pytest.approx([w + p, second_end], abs=1e-6), throttle
+
+
 def test_two_lock_prestage_and_fallback():
     # Room for one partition (staged 96 + scratch 13 bytes): the first worker pre-stages, the
     # second cannot (skip_vram) and takes the fallback path inside compute_mtx.

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from prooflab_analysis.loaders import Run
-from prooflab_analysis import schema
-from prooflab_analysis.model.calibration import CalibrationError, StageDistribution, calibrate, pooled
+from prooflab_analysis import metrics, schema
+from prooflab_analysis.model.calibration import (WITNESS_PER_PREP_MSM, CalibrationError, StageDistribution, calibrate,
+                                                 measured_intervals, pooled, witness_share_fallback)
 from prooflab_analysis.model.engine_sim import simulate
 from prooflab_analysis.model.predict import predicted_run
 from prooflab_analysis.model.resources import CpuTask
@@ -135,7 +136,7 @@ def test_effective_threads_are_recovered_from_the_timeline():
     cal.threads = dict(true)
     s = settings(cores=2, count=8, concurrency=4, partitions=2)
     run = predicted_run(simulate(cal, s), cal, "sim-threads")
-    fitted = calibrate(run)
+    fitted = calibrate(run, threads="fitted")
     for stage, k in true.items():
         assert fitted.threads[stage] == pytest.approx(k, abs=0.13), (stage, fitted.threads)
         assert fitted.stages[stage].values == pytest.approx(np.full(16, WORK[stage]), rel=0.05), stage
@@ -147,3 +148,86 @@ def test_effective_threads_are_recovered_from_the_timeline():
     assert np.ptp(table.stages["ntt_h"].values) > 0.2 * WORK["ntt_h"]
     with pytest.raises(CalibrationError, match="threads must be one of"):
         calibrate(run, threads="guess")
+
+
+def _threads_run(true: dict[str, float], **kw) -> Run:
+    """A simulated run whose pool stages keep `true` threads busy, with its pools' CPU time
+    in its summary (predict.predicted_run), the witness recorded apart from the products."""
+    cal = calibration({**{s: (w, False) for s, w in WORK.items()}, "witness": (0.12, False)})
+    cal.threads = dict(true)
+    s = settings(**{"cores": 2, "count": 8, "concurrency": 4, "partitions": 2, "synth_threads": 4,
+                    "gpu_threads": 2, "device_threads": 2, **kw})
+    return predicted_run(simulate(cal, s), cal, "sim-measured")
+
+
+def test_effective_threads_are_measured_from_the_pools_cpu_time():
+    # Below one thread too (the CPU backend's device pool keeps ~0.5 of a core busy), which
+    # the timeline fit cannot see: its floor is one thread.
+    true = {"synth": 1.5, "ntt_h": 0.5, "batch_add": 0.5, "tail_msm": 0.5, "b_g2_msm": 1.25}
+    run = _threads_run(true)  # 2 cores: the stages shared them
+    cal = calibrate(run)  # auto: the summary has cpu_seconds_by_pool
+    assert any(n.startswith("effective threads (measured: ") for n in cal.notes), cal.notes
+    for stage, k in true.items():
+        assert cal.threads[stage] == pytest.approx(k, abs=0.01), (stage, cal.threads)
+        assert cal.stages[stage].values == pytest.approx(np.full(16, WORK[stage]), rel=0.01), stage
+    assert cal.stages["witness"].values == pytest.approx(np.full(16, 0.12), abs=2e-5)
+
+
+def test_measured_threads_on_free_cores_are_cpu_time_over_wall_time():
+    true = {"synth": 1.5, "ntt_h": 0.5, "batch_add": 0.5, "tail_msm": 0.5, "b_g2_msm": 1.25}
+    # Free cores, and one stage at a time on each pool (one GPU worker: b_g2_msm is joined
+    # before the next starts; each lane has its own synthesis pool).
+    run = _threads_run(true, cores=64, gpu_workers_per_device=1)
+    tl = run.timeline
+    products = metrics.pair_intervals(tl, "WITNESS_END", "SYNTH_END")
+    b_g2 = metrics.pair_intervals(tl, "B_G2_MSM_START", "B_G2_MSM_END")
+    cpu = run.summary["cpu_seconds_by_pool"]
+    cal = calibrate(run, threads="measured")
+    assert cal.threads["synth"] == pytest.approx((cpu["synthesis0"] + cpu["synthesis1"]) / (products["dur_us"].sum() / 1e6),
+                                                 rel=1e-3)
+    assert cal.threads["b_g2_msm"] == pytest.approx(cpu["groth16"] / (b_g2["dur_us"].sum() / 1e6), rel=1e-3)
+
+
+def test_measured_threads_need_the_counter_and_name_what_is_wrong():
+    run = _threads_run({"synth": 1.0})
+    without = Run(path=None, meta=run.meta, timeline=run.timeline, stages=run.stages, cupti=run.cupti,
+                  counters=run.counters)
+    with pytest.raises(CalibrationError, match="no summary.json cpu_seconds_by_pool"):
+        calibrate(without, threads="measured")
+    fitted = calibrate(without)  # auto falls back, and says so
+    assert any("records no CPU time per pool" in n for n in fitted.notes)
+    assert any(n.startswith("effective threads (fitted from the timeline): ") for n in fitted.notes)
+    bad = Run(path=None, meta=run.meta, timeline=run.timeline, stages=run.stages, cupti=run.cupti,
+              counters=run.counters, summary={"cpu_seconds_by_pool": {**run.summary["cpu_seconds_by_pool"],
+                                                                      "groth16": "fast"}})
+    with pytest.raises(CalibrationError, match="'fast' is not a number"):
+        calibrate(bad, threads="measured")
+    partial = Run(path=None, meta=run.meta, timeline=run.timeline, stages=run.stages, cupti=run.cupti,
+                  counters=run.counters, summary={"cpu_seconds_by_pool": {"groth16": 1.0}})
+    with pytest.raises(CalibrationError, match="has no synthesis0, synthesis1"):
+        calibrate(partial, threads="measured")
+
+
+def test_a_run_without_witness_end_is_split_by_the_circuits_witness_ratio():
+    run = _threads_run({"synth": 1.0})
+    old = Run(path=None, meta={**run.meta, "config": {**run.config, "circuit": "porep-like"}},
+              timeline=run.timeline[run.timeline["event"] != "WITNESS_END"].reset_index(drop=True),
+              stages=run.stages, cupti=run.cupti, counters=run.counters, summary=run.summary)
+    synth = metrics.pair_intervals(old.timeline, "SYNTH_START", "SYNTH_END")
+    prep = metrics.pair_intervals(old.timeline, "PREP_MSM_START", "PREP_MSM_END")
+    share = WITNESS_PER_PREP_MSM["porep-like"] * prep["dur_us"].median() / synth["dur_us"].median()
+    assert 0 < share < 1
+    got, note = witness_share_fallback(old)
+    assert got == pytest.approx(share) and f"the witness is {share:.0%} of each synthesis" in note
+    intervals, _, _ = measured_intervals(old, True, 2, got)
+    witness = sorted(iv.end_s - iv.start_s for iv in intervals if iv.stage == "witness")
+    assert witness == pytest.approx(sorted(share * synth["dur_us"] / 1e6), abs=1e-9)
+    assert any(note == n for n in calibrate(old, threads="table").notes)
+    # A circuit without a ratio: synthesis stays whole, as before the split, and the notes say so.
+    other = Run(path=None, meta={**old.meta, "config": {**old.config, "circuit": "sha256-chain"}},
+                timeline=old.timeline, stages=old.stages, cupti=old.cupti, counters=old.counters)
+    assert witness_share_fallback(other)[0] is None
+    cal = calibrate(other, threads="table")
+    assert "witness" not in cal.stages and any("synthesis split unknown" in n for n in cal.notes)
+    # With WITNESS_END recorded, no fallback.
+    assert witness_share_fallback(run) == (None, "")

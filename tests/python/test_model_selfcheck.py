@@ -72,4 +72,7 @@ def test_validate_model_reports_the_self_check_of_its_calibration_arm():
     assert f"self-check (the calibration arm c8_j4/baseline predicted): {v.self_check_error:+.1%}" \
         in validation_markdown(v)
     with pytest.raises(ValueError, match="threads must be one of"):
+        validate(sitting, "c8_j4/baseline", threads="guess")
+    # These runs predate the per-pool CPU counter: measured threads are refused, and say why.
+    with pytest.raises(ValueError, match="has no summary.json cpu_seconds_by_pool"):
         validate(sitting, "c8_j4/baseline", threads="measured")

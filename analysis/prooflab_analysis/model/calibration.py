@@ -52,7 +52,17 @@ CPU_BACKEND_STAGED_PER_ELEMENT = 96
 CPU_BACKEND_SCRATCH_PER_ELEMENT = 13
 CPU_BACKEND_VRAM = 16 << 30  # the emulated device's default budget (kDefaultVram)
 FITS = ("empirical", "lognormal")
-THREADS = ("fitted", "table")
+# "auto": measured where every calibration run's summary.json has cpu_seconds_by_pool, else fitted.
+THREADS = ("auto", "measured", "fitted", "table")
+# Measured effective threads are clamped to [this, pool size]: a stage that ran keeps some
+# thread runnable (a count near 0 would make its work vanish).
+MEASURED_THREADS_FLOOR = 0.05
+MEASURED_THREADS_PASSES = 8
+# Per circuit: a partition's witness time over its prep_msm time (both serial, on the lane's
+# thread), for runs recorded before WITNESS_END (witness_share_fallback): the thread CPU
+# time of BM_porep_witness/22 over BM_porep_prep_msm/22 (tests/bench/synthesis_bench.cpp),
+# 82.7 / 129.2 ms, results/2026-12-02-witness-split/README.md.
+WITNESS_PER_PREP_MSM: dict[str, float] = {"porep-like": 0.64}
 # Stage names of reference-log CUZK_TIMING values the model uses.
 _REFERENCE_STAGES = {"prep_msm": "prep_msm", "b_g2_msm": "b_g2_msm", "ntt_h": "ntt_h", "batch_add": "batch_add",
                      "tail_msm": "tail_msm", "dealloc": "dealloc"}
@@ -181,9 +191,56 @@ def _pairs(tl: pd.DataFrame, start: str, end: str) -> pd.DataFrame:
     return metrics.pair_intervals(tl, start, end)
 
 
-def measured_intervals(run: Run, gpu_on_cpu: bool, lanes: int = 1
+def _synthesis_parts(tl: pd.DataFrame, witness_share: float | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Synthesis as its two parts (stages.STAGE_POOL): the witness SYNTH_START..WITNESS_END
+    and the sparse products WITNESS_END..SYNTH_END. A partition without WITNESS_END (a run
+    before the engine recorded it) is split at `witness_share` of its length; with no share
+    all of it is the products, the rule before the split was known."""
+    synth = _pairs(tl, "SYNTH_START", "SYNTH_END")
+    if synth.empty:
+        return synth, synth
+    ends = tl[tl["event"] == "WITNESS_END"]
+    witness_end = dict(zip(zip(ends["job"].astype(int), ends["partition"].astype(int)), ends["t_us"].astype(float)))
+    keys = list(zip(synth["job"].astype(int), synth["partition"].astype(int)))
+    start, end = synth["start_us"].to_numpy(dtype=float), synth["end_us"].to_numpy(dtype=float)
+    share = 0.0 if witness_share is None else witness_share
+    split = np.array([witness_end.get(k, np.nan) for k in keys])
+    split = np.where(np.isnan(split), start + share * (end - start), np.clip(split, start, end))
+    witness = synth.assign(end_us=split)
+    products = synth.assign(start_us=split)
+    return witness[witness["end_us"] > witness["start_us"]], products
+
+
+def witness_share_fallback(run: Run) -> tuple[float | None, str]:
+    """For a run whose timeline lacks WITNESS_END (an engine before it was recorded): the
+    witness's share of each synthesis interval, and a note saying what was assumed. The
+    witness and prep_msm both run serially on the lane's thread over the same variables, so
+    the circuit's witness time per prep_msm time (WITNESS_PER_PREP_MSM, measured by an
+    engine that records both) carries from host to host better than either time: the share is
+    that ratio x the run's median prep_msm / its median synthesis, at most 1. A circuit not
+    in the table leaves synthesis whole (all of it paused by the throttle, the rule before
+    the split). (None, "") when every synthesis has its WITNESS_END."""
+    tl = run.timeline
+    synth = _pairs(tl, "SYNTH_START", "SYNTH_END")
+    marked = tl[tl["event"] == "WITNESS_END"]
+    if synth.empty or len(marked) >= len(synth):
+        return None, ""
+    circuit = str(run.config.get("circuit", ""))
+    ratio = WITNESS_PER_PREP_MSM.get(circuit)
+    prep = _pairs(tl, "PREP_MSM_START", "PREP_MSM_END")
+    if ratio is None or prep.empty:
+        return None, (f"synthesis split unknown (no WITNESS_END; no witness/prep_msm ratio for circuit {circuit!r}): "
+                      "all of it taken as the sparse products the throttle pauses")
+    share = float(min(1.0, ratio * float(np.median(prep["dur_us"])) / float(np.median(synth["dur_us"]))))
+    return share, (f"synthesis split estimated (no WITNESS_END): the witness is {share:.0%} of each synthesis "
+                   f"({circuit}: witness = {ratio:g} x prep_msm, median prep_msm {np.median(prep['dur_us']) / 1e3:.3g} ms, "
+                   f"synthesis {np.median(synth['dur_us']) / 1e3:.3g} ms)")
+
+
+def measured_intervals(run: Run, gpu_on_cpu: bool, lanes: int = 1, witness_share: float | None = None
                        ) -> tuple[list[_Interval], list[tuple[float, float]], dict]:
-    """The CPU-stage intervals of a prooflab run (synthesis with its lane of `lanes`), the
+    """The CPU-stage intervals of a prooflab run (synthesis with its lane of `lanes`, in its
+    two parts: _synthesis_parts, `witness_share` for partitions without WITNESS_END), the
     throttle's on-periods, and the device-time durations (seconds) of a real GPU's stages."""
     tl = run.timeline
     out: list[_Interval] = []
@@ -193,10 +250,13 @@ def measured_intervals(run: Run, gpu_on_cpu: bool, lanes: int = 1
     def add(frame: pd.DataFrame, stage: str) -> None:
         for r in frame.itertuples():
             dev = 0 if pd.isna(r.device) else int(r.device)
-            lane = lane_of.get((int(r.job), int(r.partition)), 0) if stage == "synth" else 0
+            lane = lane_of.get((int(r.job), int(r.partition)), 0) if stage in ("witness", "synth") else 0
             out.append(_Interval(r.start_us / 1e6, r.end_us / 1e6, stage, dev, lane))
 
-    for stage, (start, end) in (("synth", ("SYNTH_START", "SYNTH_END")), ("prep_msm", ("PREP_MSM_START", "PREP_MSM_END")),
+    witness, products = _synthesis_parts(tl, witness_share)
+    add(witness, "witness")
+    add(products, "synth")
+    for stage, (start, end) in (("prep_msm", ("PREP_MSM_START", "PREP_MSM_END")),
                                 ("b_g2_msm", ("B_G2_MSM_START", "B_G2_MSM_END")),
                                 ("dealloc", ("DEALLOC_START", "DEALLOC_END"))):
         add(_pairs(tl, start, end), stage)
@@ -304,12 +364,16 @@ class _MeasuredRun:
     """A run's stage intervals, read once, deconvolved for any beta."""
 
     def __init__(self, run: Run, settings: Settings, gpu_on_cpu: bool):
-        self.intervals, self.throttle, device_time = measured_intervals(run, gpu_on_cpu, settings["partition_workers"])
+        self.witness_share, self.witness_note = witness_share_fallback(run)
+        self.intervals, self.throttle, device_time = measured_intervals(run, gpu_on_cpu, settings["partition_workers"],
+                                                                        self.witness_share)
         if not self.intervals:
             raise CalibrationError(f"{run.run_id}: the timeline has no stage intervals (SYNTH_START/END, GPU_START/END, ...)")
         self.device_time = {k: np.array(v) for k, v in device_time.items()}
         self.cores = settings["cores"]
         self.pools = pool_sizes(settings, settings["devices"])
+        self.run_id = run.run_id
+        self.cpu_seconds = run.summary.get("cpu_seconds_by_pool") if isinstance(run.summary, dict) else None
 
     def work(self, beta: float, threads: dict[str, float] | None = None
              ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
@@ -397,23 +461,105 @@ def fit_threads(runs: list[_MeasuredRun], beta: float, grid_points: int = 9) -> 
     return threads, note
 
 
+def _pool_cpu_seconds(m: _MeasuredRun, kind: str) -> float:
+    """CPU seconds of the run's pools of `kind` (synthesis: synthesis0, synthesis1, ...) from
+    summary.json's cpu_seconds_by_pool."""
+    pools = [p for p in m.pools if p == kind or (p.startswith(kind) and p[len(kind):].isdigit())]
+    absent = [p for p in pools if p not in m.cpu_seconds]
+    if absent:
+        raise CalibrationError(f"threads=measured: {m.run_id}: summary.json cpu_seconds_by_pool has no "
+                               f"{', '.join(absent)} (has {', '.join(sorted(m.cpu_seconds)) or 'nothing'})")
+    values = [m.cpu_seconds[p] for p in pools]
+    bad = [v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0]
+    if bad:
+        raise CalibrationError(f"threads=measured: {m.run_id}: summary.json cpu_seconds_by_pool: {bad[0]!r} is not "
+                               "a number of seconds >= 0")
+    return float(sum(values))
+
+
+def measure_threads(runs: list[_MeasuredRun], beta: float) -> tuple[dict[str, float], str]:
+    """Each pool stage's effective threads from the per-pool CPU time the engine recorded
+    (summary.json cpu_seconds_by_pool). CPU time is work: the count k of a pool's stages
+    (synthesis's products on the synthesis<i> pools, the GPU sub-stages on device<d> with
+    the CPU backend, b_g2_msm on groth16; stages sharing a pool share its k) is the one under
+    which the sharing rule gives those stages' instances, over `runs`, the work the pool's
+    threads did: sum of deconvolved work = sum of CPU seconds (a root by brentq; the work
+    grows with k). Where the stages ran on free cores that is CPU time / summed wall time.
+    Clamped to [MEASURED_THREADS_FLOOR, pool size]; repeated over the pools until no count
+    moves by 1e-3 (at most MEASURED_THREADS_PASSES), since each pool's count changes the
+    contention the others ran under. (threads, a note)."""
+    missing = [m.run_id for m in runs if not isinstance(m.cpu_seconds, dict)]
+    if missing:
+        raise CalibrationError(f"threads=measured: {', '.join(missing)} has no summary.json cpu_seconds_by_pool "
+                               "(a run before the engine recorded it); use threads=fitted")
+    first = runs[0]
+    groups: dict[str, list[str]] = {}  # pool kind -> its stages that ran
+    for stage, kind in STAGE_POOL.items():
+        if kind is not None and any(iv.stage == stage for m in runs for iv in m.intervals):
+            groups.setdefault(kind, []).append(stage)
+    cpu = {kind: sum(_pool_cpu_seconds(m, kind) for m in runs) for kind in groups}
+    size = {kind: max(cpu_task(s, first.pools).threads for s in stages) for kind, stages in groups.items()}
+    threads: dict[str, float] = {}
+
+    def work(kind: str, k: float) -> float:
+        trial = {**threads, **{s: k for s in groups[kind]}}
+        return sum(float(m.work(beta, trial)[0].get(s, np.zeros(0)).sum()) for m in runs for s in groups[kind])
+
+    for _ in range(MEASURED_THREADS_PASSES):
+        before = dict(threads)
+        for kind, stages in groups.items():
+            lo, hi = MEASURED_THREADS_FLOOR, size[kind]
+            if work(kind, hi) <= cpu[kind]:
+                k = hi
+            elif work(kind, lo) >= cpu[kind]:
+                k = lo
+            else:
+                k = float(optimize.brentq(lambda x: work(kind, x) - cpu[kind], lo, hi, xtol=1e-4))
+            threads.update({s: k for s in stages})
+        if before and max(abs(threads[s] - before[s]) for s in threads) < 1e-3:
+            break
+    wall = {kind: sum(iv.end_s - iv.start_s for m in runs for iv in m.intervals if iv.stage in stages)
+            for kind, stages in groups.items()}
+    note = "effective threads (measured: the pools' CPU time as the stages' work): " + (", ".join(
+        f"{'/'.join(stages)} {threads[stages[0]]:.3g} of {size[kind]:g} ({cpu[kind]:.3g} CPU s in {wall[kind]:.3g} s)"
+        for kind, stages in groups.items()) or "no pool stage")
+    return threads, note
+
+
 def _settings_of(run: Run, cores: int | None) -> Settings:
     host = run.meta.get("host") if isinstance(run.meta.get("host"), dict) else {}
     return settings_from_config(run.config, cores or host.get("cores"))
 
 
-def fitted_threads(runs: list[Run], beta: float, cores: int | None = None) -> tuple[dict[str, float], str]:
-    """fit_threads over several runs of one setting (their spreads averaged)."""
+def _has_cpu_counter(run: Run) -> bool:
+    return isinstance(run.summary, dict) and isinstance(run.summary.get("cpu_seconds_by_pool"), dict)
+
+
+def resolve_threads(threads: str, runs: list[Run]) -> tuple[str, str]:
+    """`auto` as `measured` where every run has the per-pool CPU counter, else `fitted`;
+    (the mode, a note when auto chose fitted)."""
+    if threads != "auto":
+        return threads, ""
+    if all(_has_cpu_counter(r) for r in runs):
+        return "measured", ""
+    return "fitted", "effective threads fitted: the run records no CPU time per pool (summary.json cpu_seconds_by_pool)"
+
+
+def runs_threads(runs: list[Run], beta: float, threads: str, cores: int | None = None) -> tuple[dict[str, float], str]:
+    """The effective threads of several runs of one setting, `measured` (their CPU time and
+    wall time summed: measure_threads) or `fitted` (their spreads averaged: fit_threads)."""
     measured = [_MeasuredRun(r, _settings_of(r, cores), str(r.config.get("backend", "cpu")) == "cpu") for r in runs]
-    return fit_threads(measured, beta)
+    return measure_threads(measured, beta) if threads == "measured" else fit_threads(measured, beta)
 
 
 def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empirical", cores: int | None = None,
-              beta: float | None = None, threads: str | dict[str, float] = "fitted") -> Calibration:
+              beta: float | None = None, threads: str | dict[str, float] = "auto") -> Calibration:
     """The model of `run`; `bandwidth_run` (the same workload at another concurrency) fits
     the memory-bandwidth slowdown, or `beta` gives it. `cores` overrides the host's
-    (required for a log). `threads`: the pool stages' effective parallelism — "fitted"
-    from this run (fit_threads, after beta), "table" (each its pool's size), or given."""
+    (required for a log). `threads`: the pool stages' effective parallelism — "measured"
+    from the run's per-pool CPU time (measure_threads), "fitted" from its timeline
+    (fit_threads, after beta), "auto" (measured where recorded, else fitted), "table" (each
+    its pool's size), or given."""
     if fit not in FITS:
         raise CalibrationError(f"fit must be one of {FITS}, got {fit!r}")
     if isinstance(threads, str) and threads not in THREADS:
@@ -441,7 +587,16 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
         else:
             beta = 0.0
             notes.append("beta = 0: one run given (the bandwidth slowdown needs a second at another concurrency)")
-        if threads == "fitted":
+        if measured.witness_note:
+            notes.append(measured.witness_note)
+        if isinstance(threads, str):
+            threads, why = resolve_threads(threads, [run])
+            if why:
+                notes.append(why)
+        if threads == "measured":
+            threads, how = measure_threads([measured], beta)
+            notes.append(how)
+        elif threads == "fitted":
             threads, how = fit_threads([measured], beta)
             notes.append(how)
         elif threads == "table":

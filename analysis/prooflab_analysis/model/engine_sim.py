@@ -4,7 +4,8 @@ One process per thread of the engine, doing what that thread does, in the same o
 * the submitter admits a job while fewer than `concurrency` are in flight and queues its
   partitions for synthesis (FIFO);
 * `partition_workers` synthesis lanes (today's engine: 2) take the next partition, take its
-  host bytes from the budget, synthesize, run prep_msm and put it in the GPU queue, a
+  host bytes from the budget, synthesize (the witness on the lane's thread, then the sparse
+  products on its pool, which the throttle pauses), run prep_msm and put it in the GPU queue, a
   priority queue on (job, partition). Issue #19's permits: a lane holds its permit until the
   partition is queued and waits for room while `synthesis_lookahead` partitions wait; the
   pacer (`max_gpu_queue_depth`) admits a start only while waiting + synthesizing < N;
@@ -175,6 +176,9 @@ class _Engine:
             yield self.budget.acquire(part.held_bytes)
             self.record("SYNTH_START", job, index)
             t0 = self.env.now
+            if "witness" in self.cal.stages:
+                yield from self.compute("witness", lane=lane)
+                self.record("WITNESS_END", job, index)
             yield from self.compute("synth", lane=lane)
             self.record("SYNTH_END", job, index, detail=f"synth_us={round((self.env.now - t0) * 1e6)}")
             self.record("PREP_MSM_START", job, index)

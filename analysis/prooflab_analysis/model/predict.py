@@ -74,8 +74,11 @@ def predicted_run(sim: SimResult, cal: Calibration, run_id: str) -> Run:
     config["backend"] = "cpu" if cal.gpu_on_cpu else "cuda"
     meta = {"run_id": run_id, "source": "prediction", "status": "complete", "config": config,
             "host": {"cores": sim.settings["cores"]}, "calibrated_on": cal.run_id}
+    # What the engine's summary.json records of its pools (docs/run-directory.md): their
+    # threads' CPU time, here the simulated pools' busy core-seconds.
+    summary = {"cpu_seconds_by_pool": {p: sim.pool_busy_core_s.get(p, 0.0) for p in sim.pool_threads}}
     return Run(path=None, meta=meta, timeline=timeline_frame(sim), stages=schema.empty_stages(),
-               cupti=schema.empty_cupti(), counters=schema.empty_counters())
+               cupti=schema.empty_cupti(), counters=schema.empty_counters(), summary=summary)
 
 
 def write_run_directory(run: Run, directory: str | Path, summary: dict[str, Any]) -> Path:
@@ -210,7 +213,7 @@ def _label(base: Settings, settings: Settings) -> str:
 
 
 def predict(source: Run, sets: Sequence[str] = (), axes: Sequence[str] = (), *, bandwidth_run: Run | None = None,
-            reps: int = 3, seed: int = 0, fit: str = "empirical", threads: str = "fitted", cores: int | None = None,
+            reps: int = 3, seed: int = 0, fit: str = "empirical", threads: str = "auto", cores: int | None = None,
             calibration: Calibration | None = None) -> Prediction:
     """Calibrate on `source` (or use `calibration`), then predict the calibration setting and
     each point of `axes` over `sets` (module doc)."""
@@ -255,7 +258,7 @@ def format_table(pred: Prediction) -> str:
 
 def predict_command(path: str, sets: Sequence[str] = (), axes: Sequence[str] = (), *, waterfall: str | None = None,
                     runs_dir: str | None = None, bandwidth_run: str | None = None, reps: int = 3, seed: int = 0,
-                    fit: str = "empirical", threads: str = "fitted", cores: int | None = None) -> str:
+                    fit: str = "empirical", threads: str = "auto", cores: int | None = None) -> str:
     """`prooflab predict`: the table as text; writes the predicted waterfall(s) to
     `waterfall` (a file stem; `-<k>` added per setting when there are several) and the
     predicted runs under `runs_dir`. Returns the text printed."""
@@ -276,7 +279,7 @@ def predict_command(path: str, sets: Sequence[str] = (), axes: Sequence[str] = (
             for written in save_figure(run_waterfall(run), stem):
                 lines.append(f"waterfall ({point.label}): {written}")
         if runs_dir:
-            summary = {k2: v for k2, v in point.row.items() if k2 != "setting"}
+            summary = {**run.summary, **{k2: v for k2, v in point.row.items() if k2 != "setting"}}
             written = write_run_directory(run, Path(runs_dir) / f"point-{k}", summary)
             lines.append(f"predicted run ({point.label}): {written}")
     return "\n".join(lines)

@@ -12,6 +12,9 @@ from .resources import CpuTask
 from .settings import Settings
 
 STAGE_POOL: dict[str, str | None] = {
+    # Synthesis in two parts (core/engine/engine.cpp): the witness on the lane's thread, then
+    # the sparse products A·w, B·w, C·w on the lane's pool — the part the throttle pauses.
+    "witness": None,        # the lane's thread (SYNTH_START..WITNESS_END)
     "synth": "synthesis",   # the lane's own synthesis pool (its share of synth_threads)
     "prep_msm": None,       # the lane's thread
     "upload": None,         # the GPU worker's thread (CPU backend: a real copy)
@@ -40,7 +43,8 @@ def pool_sizes(settings: Settings, devices: int) -> dict[str, int]:
 
 
 def synthesis_pools(pools: dict[str, int]) -> frozenset[str]:
-    """The lanes' synthesis pools: what the throttle pauses."""
+    """The lanes' synthesis pools: what the throttle pauses (the sparse products, which yield
+    between chunks of rows; the witness runs on the lane's thread and is not paused)."""
     return frozenset(p for p in pools if p.startswith("synthesis"))
 
 

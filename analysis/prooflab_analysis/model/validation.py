@@ -23,7 +23,7 @@ import pandas as pd
 from .. import metrics
 from ..loaders import load_experiment, load_run
 from ..tables import fmt_float, fmt_signed_percent, markdown_table
-from .calibration import THREADS, Calibration, calibrate, fitted_threads, pooled
+from .calibration import THREADS, Calibration, calibrate, pooled, resolve_threads, runs_threads
 from .predict import point_prediction
 from .settings import settings_from_config
 
@@ -62,20 +62,21 @@ def _arm(index: pd.DataFrame, arm: str) -> pd.DataFrame:
 
 
 def validate(experiment_dir: str | Path, calibrate_on: str, bandwidth_from: str | None = None, *, reps: int = 3,
-             seed: int = 0, threads: str = "fitted") -> Validation:
+             seed: int = 0, threads: str = "auto") -> Validation:
     """Calibrate on `calibrate_on`'s repetitions (`bandwidth_from`'s first fits beta; the
-    effective threads are fitted over all of them, or `threads="table"`), predict every
-    arm and compare (module doc)."""
+    effective threads are measured or fitted over all of them, or `threads="table"`),
+    predict every arm and compare (module doc)."""
     if threads not in THREADS:
         raise ValueError(f"threads must be one of {THREADS}, got {threads!r}")
     index = load_experiment(experiment_dir)
     cal_runs = [load_run(p) for p in _arm(index, calibrate_on)["run_path"]]
     bw_run = load_run(_arm(index, bandwidth_from)["run_path"].iloc[0]) if bandwidth_from else None
     first = calibrate(cal_runs[0], bw_run, threads="table")
-    if threads == "fitted":
-        fitted, how = fitted_threads(cal_runs, first.beta)
-        probe, first = first, calibrate(cal_runs[0], beta=first.beta, threads=fitted)
-        first.notes = [n for n in probe.notes if n.startswith("beta")] + [how] + \
+    threads, why = resolve_threads(threads, cal_runs)
+    if threads in ("measured", "fitted"):
+        found, how = runs_threads(cal_runs, first.beta, threads)
+        probe, first = first, calibrate(cal_runs[0], beta=first.beta, threads=found)
+        first.notes = [n for n in probe.notes if n.startswith("beta")] + [n for n in [why, how] if n] + \
             [n for n in first.notes if not n.startswith(("beta", "effective threads"))]
     cal = pooled([first] + [calibrate(r, beta=first.beta, threads=first.threads) for r in cal_runs[1:]])
     if reps % len(cal_runs):
