@@ -28,6 +28,11 @@ void remember_command_line(int argc, char** argv) {
   if (argc > 0) g_program = argv[0];
 }
 
+void remember_command(const std::string& command, const std::string& program) {
+  g_command = command;
+  g_program = program;
+}
+
 std::string invoked_program() { return g_program; }
 
 nlohmann::json provenance() {

@@ -16,6 +16,7 @@
 
 #include "core/trace/percentile.hpp"
 #include "core/trace/run_directory.hpp"
+#include "harness/command_line.hpp"
 #include "harness/commands.hpp"
 #include "harness/provenance.hpp"
 #include "harness/regress_baseline.hpp"
@@ -665,7 +666,7 @@ void add_regress_command(CLI::App& app) {
     }
     std::fflush(stdout);
     std::fflush(stderr);
-    if (status != 0) std::exit(status);
+    if (status != 0) throw CommandExit(status);  // the exit status, without another message
   });
 }
 

@@ -11,6 +11,7 @@
 #include "harness/directory_names.hpp"
 #include "harness/experiment_cli.hpp"
 #include "harness/experiment_spec.hpp"
+#include "harness/sweep_name.hpp"
 
 namespace prooflab::harness {
 
@@ -29,6 +30,11 @@ std::vector<std::string> texts(const std::vector<std::uint32_t>& v) {
 }
 
 }  // namespace
+
+std::string default_sweep_name(const std::vector<std::uint32_t>& c, const std::vector<std::uint32_t>& j,
+                               bool pairs) {
+  return "sweep-c" + joined(c, "-") + "-j" + joined(j, "-") + (pairs ? "-pairs" : "");
+}
 
 void add_sweep_command(CLI::App& app) {
   auto* cmd =
@@ -66,9 +72,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->callback([o] {
     ExperimentSpec spec;
     spec.source = "prooflab sweep";
-    spec.name = o->name.empty() ? "sweep-c" + joined(o->c, "-") + "-j" + joined(o->j, "-") +
-                                      (o->pairs ? "-pairs" : "")
-                                : o->name;
+    spec.name = o->name.empty() ? default_sweep_name(o->c, o->j, o->pairs) : o->name;
     if (!is_safe_name(spec.name))
       throw engine::ConfigError("--name '" + spec.name +
                                 "': not a directory name (use letters, digits, . _ + -)");

@@ -15,17 +15,24 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <future>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
 #include "core/engine/config.hpp"
 #include "core/trace/stages_csv.hpp"
 #include "harness/batch_runner.hpp"
+#include "harness/command_line.hpp"
 #include "harness/config_file.hpp"
+#include "harness/experiment_spec.hpp"
+#include "harness/sweep_name.hpp"
 #include "harness/provenance.hpp"
 #include "harness/python/fast_csv.hpp"
 #include "harness/python/reflog_scan.hpp"
@@ -36,6 +43,44 @@ namespace py = pybind11;
 
 namespace prooflab::harness::python {
 namespace {
+
+// The command line in-process (harness/command_line.hpp). The commands install their own
+// SIGINT/SIGTERM/SIGPIPE handlers (first Ctrl-C: stop after the current run) and reset them
+// to the default when they end; Python's handlers (KeyboardInterrupt) are put back after.
+int run_cli(const std::vector<std::string>& args) {
+  struct SavedSignals {
+    struct sigaction saved[3];
+    const int signals[3] = {SIGINT, SIGTERM, SIGPIPE};
+    SavedSignals() {
+      for (int i = 0; i < 3; ++i) sigaction(signals[i], nullptr, &saved[i]);
+    }
+    ~SavedSignals() {
+      for (int i = 0; i < 3; ++i) sigaction(signals[i], &saved[i], nullptr);
+    }
+  } keep;
+  std::string call = "python: prooflab.cli([";
+  for (std::size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + nlohmann::json(args[i]).dump();
+  prooflab::harness::remember_command(call + "])");
+  return prooflab::harness::run_command_line(args, /*rethrow=*/true);
+}
+
+std::vector<std::string> experiment_args(const std::string& command, const std::string& out,
+                                         const std::string& param_dir, bool dry_run,
+                                         const std::vector<std::string>& extra) {
+  std::vector<std::string> args{command};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.insert(args.end(), {"--out", out});
+  if (!param_dir.empty()) args.insert(args.end(), {"--param-dir", param_dir});
+  if (dry_run) args.push_back("--dry-run");
+  return args;
+}
+
+std::string joined(const std::vector<std::uint32_t>& values) {
+  std::string text;
+  for (auto v : values) text += (text.empty() ? "" : ",") + std::to_string(v);
+  return text;
+}
+
 
 struct CsvDeclined : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -114,9 +159,7 @@ py::dict run_batch(const engine::EngineConfig& cfg, const std::string& out, cons
   opts.stop = &stop;
   {
     // run.json's "command": how this run was started.
-    const std::string call = "python: prooflab.run_batch(" + cfg.to_json().dump() + ")";
-    char* argv[] = {const_cast<char*>(call.c_str())};
-    remember_command_line(1, argv);
+    remember_command("python: prooflab.run_batch(" + cfg.to_json().dump() + ")");
   }
 
   std::packaged_task<BatchRunOutcome()> task([&] { return run_batch_to_directory(cfg, opts); });
@@ -423,6 +466,56 @@ gpu); and (line number, text) of every other line, in file order, for the line s
 for ui.perfetto.dev or chrome://tracing, as `prooflab trace` does (docs/run-directory.md).
 Returns {"path", "slices", "tracks", "counter_points", "warnings"}; raises RuntimeError
 naming the file and line of a malformed CSV.)");
+  m.def("cli", &hp::run_cli, py::arg("args"),
+        R"(Run a `prooflab` command line in this process, e.g. cli(["devices"]); returns its exit
+status (regress: 1 = a regression, 3 = nothing compared). Raises ValueError for a command
+line the parser refuses, ConfigError for a bad knob and RuntimeError for any other error,
+with the message `prooflab` would print. Output goes to this process's stdout/stderr.)");
+  m.def("matrix", [](const std::string& experiment, const std::string& out, std::optional<int> reps,
+                     const std::string& param_dir, bool dry_run) {
+        std::vector<std::string> extra{experiment};
+        if (reps) extra.insert(extra.end(), {"--reps", std::to_string(*reps)});
+        hp::run_cli(hp::experiment_args("matrix", out, param_dir, dry_run, extra));
+        const auto spec = prooflab::harness::parse_experiment_file(experiment);
+        return (std::filesystem::path(out) / spec.name).string();
+      }, py::arg("experiment"), py::arg("out") = "results", py::arg("reps") = py::none(),
+        py::arg("param_dir") = "", py::arg("dry_run") = false,
+        R"(Run (or resume) an experiment file's interleaved matrix, as `prooflab matrix` does
+(docs/experiments.md); returns the experiment directory (out/<name>: index.csv, one run
+directory per run) for prooflab_analysis.loaders.load_experiment. reps overrides the file's;
+dry_run prints the plan only. Raises RuntimeError when a run did not complete (the runs
+that did are kept; calling it again resumes).)");
+  m.def("sweep", [](const std::vector<std::uint32_t>& c, const std::vector<std::uint32_t>& j, bool pairs, const std::string& config,
+                    const std::vector<std::string>& sets, int reps, int warmup, const std::string& name,
+                    const std::string& out, const std::string& param_dir, bool dry_run) {
+        std::vector<std::string> extra{"--c", hp::joined(c), "--j", hp::joined(j), "--reps", std::to_string(reps),
+                                       "--warmup", std::to_string(warmup)};
+        if (pairs) extra.push_back("--pairs");
+        if (!config.empty()) extra.insert(extra.end(), {"--config", config});
+        for (const auto& kv : sets) extra.insert(extra.end(), {"--set", kv});
+        if (!name.empty()) extra.insert(extra.end(), {"--name", name});
+        hp::run_cli(hp::experiment_args("sweep", out, param_dir, dry_run, extra));
+        if (!name.empty()) return (std::filesystem::path(out) / name).string();
+        return (std::filesystem::path(out) / prooflab::harness::default_sweep_name(c, j, pairs)).string();
+      }, py::arg("c"), py::arg("j"), py::arg("pairs") = false, py::arg("config") = "",
+        py::arg("sets") = std::vector<std::string>{}, py::arg("reps") = 1, py::arg("warmup") = 0,
+        py::arg("name") = "", py::arg("out") = "results", py::arg("param_dir") = "", py::arg("dry_run") = false,
+        R"(A concurrency sweep over counts c and concurrencies j (every pair, or pairwise with
+pairs=True), as `prooflab sweep` does; sets are "key=value" overrides of the config.
+Returns the experiment directory (out/<name>, by default sweep-c<list>-j<list>[-pairs]).)");
+  m.def("regress", [](const std::string& baseline, const std::vector<std::string>& inputs,
+                      const std::string& json, const std::vector<std::string>& metrics) {
+        std::vector<std::string> args{"regress", "--baseline", baseline};
+        args.insert(args.end(), inputs.begin(), inputs.end());
+        if (!json.empty()) args.insert(args.end(), {"--json", json});
+        for (const auto& m : metrics) args.insert(args.end(), {"--metric", m});
+        return hp::run_cli(args);
+      }, py::arg("baseline"), py::arg("inputs") = std::vector<std::string>{}, py::arg("json") = "",
+        py::arg("metrics") = std::vector<std::string>{},
+        R"(Check figures against a regression baseline, as `prooflab regress` does (docs/regress.md):
+inputs are benchmark JSON files, run or experiment directories; without inputs it measures
+the baseline's instruction counts. Returns the exit status: 0 no regression, 1 a regression,
+3 nothing compared; json= writes the per-metric report (rows with verdicts).)");
   m.def("version", &prooflab::harness::version_text,
         "What `prooflab --version` says of this build: release, commit, build type, CUDA, Python");
 }

@@ -355,3 +355,36 @@ def test_the_module_runs_the_cuda_backend_where_the_build_has_it(tmp_path: Path)
     assert built_with_cuda
     meta = json.loads((tmp_path / "cuda" / "run.json").read_text())
     assert meta["config"]["backend"] == "cuda" and meta["status"] == "complete", outcome
+
+
+# ----------------------------------------------------------------------- the command line
+
+
+def test_matrix_sweep_and_regress_run_in_process_and_return_what_the_cli_would(tmp_path: Path) -> None:
+    """prooflab.matrix / sweep / regress / cli are the command line in this process (issue 23
+    item 8): the same directories, the same statuses, and the Python process survives a
+    command that exits non-zero (regress used to call exit)."""
+    exp_dir = prooflab.matrix(str(REPO / "experiments" / "ci-smoke.toml"), out=str(tmp_path / "m"), reps=1)
+    experiment = loaders.load_experiment(exp_dir)
+    assert Path(exp_dir) == tmp_path / "m" / "ci-smoke" and set(experiment["status"]) == {"complete"}
+
+    sweep_dir = prooflab.sweep([2], [1, 2], sets=["circuit=tiny", "partitions=2"], out=str(tmp_path / "s"))
+    swept = loaders.load_experiment(sweep_dir)
+    assert Path(sweep_dir) == tmp_path / "s" / "sweep-c2-j1-2"
+    assert sorted(zip(swept["count"], swept["concurrency"])) == [(2, 1), (2, 2)]
+    assert set(swept["status"]) == {"complete"}
+
+    # Nothing compared is exit status 3, returned, not exited with.
+    assert prooflab.regress(str(REPO / "results" / "baselines" / "cpu.json"), [str(exp_dir)]) == 3
+    report = tmp_path / "r.json"
+    status = prooflab.regress(str(REPO / "results" / "baselines" / "gpu-h200.json"),
+                              [str(REPO / "results" / "2026-12-02-h200-campaign" / "h200-pw-sweep")], json=str(report))
+    assert status == 0 and json.loads(report.read_text())["exit_status"] == 0
+
+    with pytest.raises(ValueError, match="bogus"):
+        prooflab.cli(["matrix", "x.toml", "--bogus"])
+    with pytest.raises(prooflab.ConfigError, match="unknown config key 'nope'"):
+        prooflab.cli(["batch", "--set", "nope=1", "--out", str(tmp_path)])
+    assert prooflab.cli(["--version"]) == 0
+    for fn in (prooflab.cli, prooflab.matrix, prooflab.sweep, prooflab.regress, prooflab.export_trace):
+        assert fn.__doc__ and len(fn.__doc__) > 80, fn
