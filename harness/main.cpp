@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", prooflab::harness::version_text);
   prooflab::harness::add_demo_command(app);
   prooflab::harness::add_devices_command(app);
+  prooflab::harness::add_knobs_command(app);
   prooflab::harness::add_setup_command(app);
   prooflab::harness::add_prove_command(app);
   prooflab::harness::add_verify_command(app);
