@@ -153,7 +153,7 @@ std::vector<Knob> make_table() {
                 "[gpus] devices (config.rs: a list of ordinals, empty = all)", "dev"),
       bytes_knob("vram_limit", &C::vram_limit,
                  "usable device memory; 0 = the device's (CPU backend: 16 GiB)",
-                 "none: supraseal-c2 uses the device's memory", "vram", true),
+                 "none", "vram", true),
       bytes_knob("host_mem_budget", &C::host_mem_budget,
                  "bytes of partition host buffers at once; 0 = the host's memory less 5 GiB",
                  "[memory] total_budget (config.rs; \"auto\" = MemTotal less safety_margin 5GiB)",
