@@ -17,7 +17,7 @@ std::string cell_token(const std::string& key, const std::string& value) {
   }
   // The knob's prefix from the table (a command runner's own knob reads "key-value").
   const engine::Knob* knob = engine::find_knob(key);
-  return (knob != nullptr && knob->cell_prefix != nullptr ? std::string(knob->cell_prefix) : key + "-") + v;
+  return (knob != nullptr ? knob->cell_name_prefix() : key + "-") + v;
 }
 
 namespace {

@@ -23,17 +23,20 @@ std::string cell(std::string_view text) {
 
 void print_markdown(std::ostream& out) {
   const engine::EngineConfig defaults;
-  out << "| key | type: accepted | default | meaning | cuzk equivalent |\n|---|---|---|---|---|\n";
+  out << "| key | type: accepted | default | meaning | cuzk equivalent | cell id prefix |\n"
+         "|---|---|---|---|---|---|\n";
   for (const auto& k : engine::knobs())
     out << "| " << k.name << " | " << k.kind_name() << ": " << cell(k.accepted()) << " | "
-        << cell(k.text(defaults)) << " | " << cell(k.doc) << " | " << cell(k.cuzk) << " |\n";
+        << cell(k.text(defaults)) << " | " << cell(k.doc) << " | " << cell(k.cuzk) << " | "
+        << (k.cell_name_prefix().empty() ? "(the value alone)" : cell(k.cell_name_prefix())) << " |\n";
 }
 
 void print_text(std::ostream& out) {
   const engine::EngineConfig defaults;
   for (const auto& k : engine::knobs())
     out << k.name << " (" << k.kind_name() << ": " << k.accepted() << "; default " << k.text(defaults)
-        << ")\n    " << k.doc << "\n    cuzk: " << k.cuzk << "\n";
+        << ")\n    " << k.doc << "\n    cuzk: " << k.cuzk << "\n    cell id: " << k.cell_name_prefix()
+        << "<value>\n";
 }
 
 }  // namespace

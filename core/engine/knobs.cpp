@@ -250,6 +250,10 @@ std::string_view Knob::kind_name() const {
   return "?";
 }
 
+std::string Knob::cell_name_prefix() const {
+  return cell_prefix != nullptr ? std::string(cell_prefix) : std::string(name) + "-";
+}
+
 std::span<const Knob> knobs() {
   static const std::vector<Knob> table = make_table();
   return table;
@@ -274,7 +278,8 @@ nlohmann::json knob_table_json() {
   for (const auto& k : knobs()) {
     nlohmann::json j = {{"name", k.name},         {"kind", k.kind_name()},
                         {"accepted", k.accepted()}, {"default", k.text(defaults)},
-                        {"doc", k.doc},           {"cuzk", k.cuzk}};
+                        {"doc", k.doc},           {"cuzk", k.cuzk},
+                        {"cell_prefix", k.cell_name_prefix()}};
     if (k.kind == KnobKind::kUint) {
       j["lo"] = k.lo;
       j["hi"] = k.hi;

@@ -57,6 +57,8 @@ struct Knob {
   std::string accepted() const;
   // "uint", "bool", "bytes" or "enum".
   std::string_view kind_name() const;
+  // cell_prefix resolved: "c", "" or "<name>-".
+  std::string cell_name_prefix() const;
 };
 
 // Every knob, in the order keys(), to_json's listing and `prooflab knobs` give.
@@ -67,7 +69,8 @@ const Knob* find_knob(std::string_view name);
 const Knob& knob(std::string_view name);
 
 // The table as data: one object per knob with name, kind, accepted, lo/hi or values,
-// default (as text), doc and cuzk (`prooflab knobs --json`, the Python module).
+// default (as text), doc, cuzk and cell_prefix (`prooflab knobs --format json`, the Python
+// module).
 nlohmann::json knob_table_json();
 
 }  // namespace prooflab::engine

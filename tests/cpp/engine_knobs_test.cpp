@@ -232,7 +232,7 @@ TEST(EngineKnobs, TableJsonHasEveryColumn) {
   ASSERT_EQ(table.size(), engine::knobs().size());
   for (const auto& row : table) {
     SCOPED_TRACE(row.dump());
-    for (const char* column : {"name", "kind", "accepted", "default", "doc", "cuzk"})
+    for (const char* column : {"name", "kind", "accepted", "default", "doc", "cuzk", "cell_prefix"})
       EXPECT_TRUE(row.contains(column)) << column;
     EXPECT_EQ(row.contains("lo") && row.contains("hi"), row["kind"] == "uint");
     EXPECT_EQ(row.contains("values"), row["kind"] == "enum");
@@ -242,6 +242,9 @@ TEST(EngineKnobs, TableJsonHasEveryColumn) {
   EXPECT_EQ(table[3]["lo"], 1);
   EXPECT_EQ(table[3]["hi"], 1000000);
   EXPECT_EQ(table[3]["cuzk"], "cuzk-bench batch -c / --count");
+  EXPECT_EQ(table[3]["cell_prefix"], "c");
+  EXPECT_EQ(table.back()["name"], "cupti");
+  EXPECT_EQ(table.back()["cell_prefix"], "cupti-");
 }
 
 }  // namespace

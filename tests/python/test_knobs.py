@@ -108,10 +108,11 @@ def test_knobs_outputs_agree(table: list[dict]) -> None:
     for row in table:
         assert f"{row['name']} ({row['kind']}: " in text
         assert f"cuzk: {row['cuzk']}" in text
+        assert f"cell id: {row['cell_prefix']}<value>" in text
     count = next(row for row in table if row["name"] == "count")
     assert count == {"name": "count", "kind": "uint", "accepted": "an integer from 1 to 1000000", "default": "1",
                      "lo": 1, "hi": 1000000, "doc": "proofs in the batch (c)",
-                     "cuzk": "cuzk-bench batch -c / --count"}
+                     "cuzk": "cuzk-bench batch -c / --count", "cell_prefix": "c"}
     b_g2 = next(row for row in table if row["name"] == "b_g2_msm")
     assert (b_g2["values"], b_g2["default"], b_g2["doc"], b_g2["cuzk"]) == (
         ["cpu", "gpu"], "cpu", "where the G2 tail MSM of B runs", "none: supraseal runs it on the CPU")
