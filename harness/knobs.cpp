@@ -28,15 +28,16 @@ void print_markdown(std::ostream& out) {
   for (const auto& k : engine::knobs())
     out << "| " << k.name << " | " << k.kind_name() << ": " << cell(k.accepted()) << " | "
         << cell(k.text(defaults)) << " | " << cell(k.doc) << " | " << cell(k.cuzk) << " | "
-        << (k.cell_name_prefix().empty() ? "(the value alone)" : cell(k.cell_name_prefix())) << " |\n";
+        << (k.cell_name_prefix().empty() ? "(the value alone)" : cell(k.cell_name_prefix()))
+        << " |\n";
 }
 
 void print_text(std::ostream& out) {
   const engine::EngineConfig defaults;
   for (const auto& k : engine::knobs())
-    out << k.name << " (" << k.kind_name() << ": " << k.accepted() << "; default " << k.text(defaults)
-        << ")\n    " << k.doc << "\n    cuzk: " << k.cuzk << "\n    cell id: " << k.cell_name_prefix()
-        << "<value>\n";
+    out << k.name << " (" << k.kind_name() << ": " << k.accepted() << "; default "
+        << k.text(defaults) << ")\n    " << k.doc << "\n    cuzk: " << k.cuzk
+        << "\n    cell id: " << k.cell_name_prefix() << "<value>\n";
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ struct EnumNames<G2MsmPlacement> {
 
 // The value's name; a C string, for printf (the names are literals).
 template <class Enum>
+  requires requires { EnumNames<Enum>::names; }
 const char* to_string(Enum e) {
   return EnumNames<Enum>::names.at(static_cast<std::size_t>(e)).data();
 }

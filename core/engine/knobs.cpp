@@ -24,7 +24,8 @@ Overloaded(F...) -> Overloaded<F...>;
 }
 
 std::uint64_t parse_uint(const Knob& k, const std::string& v) {
-  if (v.empty() || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
+  if (v.empty() ||
+      !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
     bad(k, v);
   std::uint64_t x = 0;
   try {
@@ -61,8 +62,14 @@ template <class U>
 Knob uint_knob(std::string_view name, U EngineConfig::*member, std::uint64_t lo, std::uint64_t hi,
                std::string_view doc, std::string_view cuzk, const char* cell_prefix) {
   static_assert(std::is_same_v<U, std::uint32_t> || std::is_same_v<U, std::uint64_t>);
-  return {.name = name, .kind = KnobKind::kUint, .member = member, .lo = lo, .hi = hi, .doc = doc,
-          .cuzk = cuzk, .cell_prefix = cell_prefix};
+  return {.name = name,
+          .kind = KnobKind::kUint,
+          .member = member,
+          .lo = lo,
+          .hi = hi,
+          .doc = doc,
+          .cuzk = cuzk,
+          .cell_prefix = cell_prefix};
 }
 
 Knob bool_knob(std::string_view name, bool EngineConfig::*member, std::string_view doc,
@@ -72,16 +79,26 @@ Knob bool_knob(std::string_view name, bool EngineConfig::*member, std::string_vi
 
 Knob bytes_knob(std::string_view name, std::uint64_t EngineConfig::*member, std::string_view doc,
                 std::string_view cuzk, const char* cell_prefix, bool json_null_when_zero) {
-  return {.name = name, .kind = KnobKind::kBytes, .member = member, .doc = doc, .cuzk = cuzk,
-          .cell_prefix = cell_prefix, .json_null_when_zero = json_null_when_zero};
+  return {.name = name,
+          .kind = KnobKind::kBytes,
+          .member = member,
+          .doc = doc,
+          .cuzk = cuzk,
+          .cell_prefix = cell_prefix,
+          .json_null_when_zero = json_null_when_zero};
 }
 
 // A string member restricted to `values` (the circuit and backend names).
 Knob choice_knob(std::string_view name, std::string EngineConfig::*member,
                  std::span<const std::string_view> values, std::string_view doc,
                  std::string_view cuzk, const char* cell_prefix) {
-  return {.name = name, .kind = KnobKind::kEnum, .member = member, .values = values, .doc = doc,
-          .cuzk = cuzk, .cell_prefix = cell_prefix};
+  return {.name = name,
+          .kind = KnobKind::kEnum,
+          .member = member,
+          .values = values,
+          .doc = doc,
+          .cuzk = cuzk,
+          .cell_prefix = cell_prefix};
 }
 
 // An enum-class member; its values are EnumNames<E>::names, enumerator i named names[i].
@@ -89,11 +106,15 @@ template <auto Member>
 Knob enum_knob(std::string_view name, std::string_view doc, std::string_view cuzk,
                const char* cell_prefix) {
   using E = std::remove_cvref_t<decltype(std::declval<EngineConfig&>().*Member)>;
-  const EnumMember access{
-      [](const EngineConfig& c) { return static_cast<std::size_t>(c.*Member); },
-      [](EngineConfig& c, std::size_t i) { c.*Member = static_cast<E>(i); }};
-  return {.name = name, .kind = KnobKind::kEnum, .member = access, .values = EnumNames<E>::names,
-          .doc = doc, .cuzk = cuzk, .cell_prefix = cell_prefix};
+  const EnumMember access{[](const EngineConfig& c) { return static_cast<std::size_t>(c.*Member); },
+                          [](EngineConfig& c, std::size_t i) { c.*Member = static_cast<E>(i); }};
+  return {.name = name,
+          .kind = KnobKind::kEnum,
+          .member = access,
+          .values = EnumNames<E>::names,
+          .doc = doc,
+          .cuzk = cuzk,
+          .cell_prefix = cell_prefix};
 }
 
 constexpr std::array<std::string_view, 2> kBackends = {"cpu", "cuda"};
@@ -108,8 +129,10 @@ std::vector<Knob> make_table() {
       choice_knob("circuit", &C::circuit, circuits::circuit_names(),
                   "the benchmark circuit each partition proves",
                   "cuzk-bench batch -t (porep, snap, wpost, winning: the real circuits)", ""),
-      uint_knob("constraints", &C::constraints, 1, 1ull << 28, "target constraints per partition (the circuit pads to about this; tiny ignores it)",
-                "none: fixed by the proof type (about 2^27 for a 32 GiB PoRep partition)", "n"),
+      uint_knob(
+          "constraints", &C::constraints, 1, 1ull << 28,
+          "target constraints per partition (the circuit pads to about this; tiny ignores it)",
+          "none: fixed by the proof type (about 2^27 for a 32 GiB PoRep partition)", "n"),
       uint_knob("partitions", &C::partitions, 1, 1000, "partitions per proof",
                 "none: fixed by the proof type (10 for a 32 GiB PoRep)", "p"),
       uint_knob("count", &C::count, 1, 1000000, "proofs in the batch (c)",
@@ -152,16 +175,17 @@ std::vector<Knob> make_table() {
                 "devices the GPU workers use (backend cuda: at most the visible GPUs)",
                 "[gpus] devices (config.rs: a list of ordinals, empty = all)", "dev"),
       bytes_knob("vram_limit", &C::vram_limit,
-                 "usable device memory; 0 = the device's (CPU backend: 16 GiB)",
-                 "none", "vram", true),
+                 "usable device memory; 0 = the device's (CPU backend: 16 GiB)", "none", "vram",
+                 true),
       bytes_knob("host_mem_budget", &C::host_mem_budget,
                  "bytes of partition host buffers at once; 0 = the host's memory less 5 GiB",
                  "[memory] total_budget (config.rs; \"auto\" = MemTotal less safety_margin 5GiB)",
                  "hmem", false),
-      uint_knob("partition_workers", &C::partition_workers, 1, 1024,
-                "partitions synthesized at once (pw)",
-                "[pipeline] max_parallel_synthesis (config.rs; older [synthesis] partition_workers)",
-                "pw"),
+      uint_knob(
+          "partition_workers", &C::partition_workers, 1, 1024,
+          "partitions synthesized at once (pw)",
+          "[pipeline] max_parallel_synthesis (config.rs; older [synthesis] partition_workers)",
+          "pw"),
       uint_knob("synthesis_lookahead", &C::synthesis_lookahead, 0, 4096,
                 "synthesized partitions allowed to wait in the GPU queue; 0 = pw",
                 "[pipeline] synthesis_lookahead (config.rs)", "la"),
@@ -228,9 +252,12 @@ nlohmann::json Knob::json(const EngineConfig& cfg) const {
 
 std::string Knob::accepted() const {
   switch (kind) {
-    case KnobKind::kUint: return "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
-    case KnobKind::kBool: return "on | off (or true | false)";
-    case KnobKind::kBytes: return std::string(text::kByteCountAccepted);
+    case KnobKind::kUint:
+      return "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+    case KnobKind::kBool:
+      return "on | off (or true | false)";
+    case KnobKind::kBytes:
+      return std::string(text::kByteCountAccepted);
     case KnobKind::kEnum: {
       std::string out;
       for (const auto v : values) out += (out.empty() ? "" : " | ") + std::string(v);
@@ -242,10 +269,14 @@ std::string Knob::accepted() const {
 
 std::string_view Knob::kind_name() const {
   switch (kind) {
-    case KnobKind::kUint: return "uint";
-    case KnobKind::kBool: return "bool";
-    case KnobKind::kBytes: return "bytes";
-    case KnobKind::kEnum: return "enum";
+    case KnobKind::kUint:
+      return "uint";
+    case KnobKind::kBool:
+      return "bool";
+    case KnobKind::kBytes:
+      return "bytes";
+    case KnobKind::kEnum:
+      return "enum";
   }
   return "?";
 }
@@ -276,15 +307,19 @@ nlohmann::json knob_table_json() {
   const EngineConfig defaults;
   nlohmann::json out = nlohmann::json::array();
   for (const auto& k : knobs()) {
-    nlohmann::json j = {{"name", k.name},         {"kind", k.kind_name()},
-                        {"accepted", k.accepted()}, {"default", k.text(defaults)},
-                        {"doc", k.doc},           {"cuzk", k.cuzk},
+    nlohmann::json j = {{"name", k.name},
+                        {"kind", k.kind_name()},
+                        {"accepted", k.accepted()},
+                        {"default", k.text(defaults)},
+                        {"doc", k.doc},
+                        {"cuzk", k.cuzk},
                         {"cell_prefix", k.cell_name_prefix()}};
     if (k.kind == KnobKind::kUint) {
       j["lo"] = k.lo;
       j["hi"] = k.hi;
     }
-    if (k.kind == KnobKind::kEnum) j["values"] = std::vector<std::string>(k.values.begin(), k.values.end());
+    if (k.kind == KnobKind::kEnum)
+      j["values"] = std::vector<std::string>(k.values.begin(), k.values.end());
     out.push_back(std::move(j));
   }
   return out;

@@ -36,10 +36,10 @@ struct Knob {
   std::string_view name;
   KnobKind kind;
   KnobMember member;
-  std::uint64_t lo = 0, hi = 0;             // kUint
+  std::uint64_t lo = 0, hi = 0;              // kUint
   std::span<const std::string_view> values;  // kEnum (an enum class: EnumNames' order)
-  std::string_view doc;                     // one line
-  std::string_view cuzk;                    // the reference's equivalent, or "none: ..."
+  std::string_view doc;                      // one line
+  std::string_view cuzk;                     // the reference's equivalent, or "none: ..."
   // Cell names (harness/experiment_matrix): prefix + value, e.g. "c" + "20"; "" shows the
   // value alone (enums whose values do not collide); nullptr reads "<name>-<value>".
   const char* cell_prefix = nullptr;
@@ -53,7 +53,8 @@ struct Knob {
   // leaves cfg unchanged.
   std::string text(const EngineConfig& cfg) const;
   nlohmann::json json(const EngineConfig& cfg) const;
-  // What `set` accepts, as its errors say it: "an integer from 1 to 64", "single | two_lock | none".
+  // What `set` accepts, as its errors say it: "an integer from 1 to 64", "single | two_lock |
+  // none".
   std::string accepted() const;
   // "uint", "bool", "bytes" or "enum".
   std::string_view kind_name() const;

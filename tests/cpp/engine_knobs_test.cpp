@@ -39,16 +39,32 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
   // with the new knob b_g2_msm.
-  const nlohmann::json expected = {
-      {"circuit", "porep-like"}, {"constraints", 4096},        {"partitions", 10},
-      {"count", 1},              {"concurrency", 1},           {"seed", 0},
-      {"verify", true},          {"backend", "cpu"},           {"lock_policy", "single"},
-      {"dealloc_policy", "async"}, {"gpu_threads", 0},         {"synth_threads", 0},
-      {"device_threads", 0},     {"throttle", false},          {"gpu_workers_per_device", 2},
-      {"devices", 1},            {"vram_limit", nullptr},      {"host_mem_budget", 0},
-      {"partition_workers", 2},  {"synthesis_lookahead", 0},   {"max_gpu_queue_depth", 0},
-      {"early_free", false},     {"finalize", "inline"},       {"b_g2_msm", "cpu"},
-      {"record", true},          {"cupti", true}};
+  const nlohmann::json expected = {{"circuit", "porep-like"},
+                                   {"constraints", 4096},
+                                   {"partitions", 10},
+                                   {"count", 1},
+                                   {"concurrency", 1},
+                                   {"seed", 0},
+                                   {"verify", true},
+                                   {"backend", "cpu"},
+                                   {"lock_policy", "single"},
+                                   {"dealloc_policy", "async"},
+                                   {"gpu_threads", 0},
+                                   {"synth_threads", 0},
+                                   {"device_threads", 0},
+                                   {"throttle", false},
+                                   {"gpu_workers_per_device", 2},
+                                   {"devices", 1},
+                                   {"vram_limit", nullptr},
+                                   {"host_mem_budget", 0},
+                                   {"partition_workers", 2},
+                                   {"synthesis_lookahead", 0},
+                                   {"max_gpu_queue_depth", 0},
+                                   {"early_free", false},
+                                   {"finalize", "inline"},
+                                   {"b_g2_msm", "cpu"},
+                                   {"record", true},
+                                   {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);
   EngineConfig c;
   c.set("vram_limit", "16GiB");
@@ -80,13 +96,16 @@ TEST(EngineKnobs, EveryRowIsConsistentWithItsMember) {
         else
           EXPECT_TRUE(std::holds_alternative<std::uint64_t EngineConfig::*>(k.member));
         break;
-      case KnobKind::kBool: EXPECT_TRUE(std::holds_alternative<bool EngineConfig::*>(k.member)); break;
+      case KnobKind::kBool:
+        EXPECT_TRUE(std::holds_alternative<bool EngineConfig::*>(k.member));
+        break;
       case KnobKind::kBytes:
         EXPECT_TRUE(std::holds_alternative<std::uint64_t EngineConfig::*>(k.member));
         break;
       case KnobKind::kEnum: {
         EXPECT_FALSE(k.values.empty());
-        EXPECT_EQ(std::set<std::string_view>(k.values.begin(), k.values.end()).size(), k.values.size());
+        EXPECT_EQ(std::set<std::string_view>(k.values.begin(), k.values.end()).size(),
+                  k.values.size());
         break;
       }
     }
@@ -158,10 +177,14 @@ TEST(EngineKnobs, UintBoolAndBytesValuesRoundTrip) {
 // The accepted set, spelled out here rather than taken from Knob::accepted.
 std::string accepted_of(const engine::Knob& k) {
   switch (k.kind) {
-    case KnobKind::kUint: return "an integer from " + std::to_string(k.lo) + " to " + std::to_string(k.hi);
-    case KnobKind::kBool: return "on | off (or true | false)";
-    case KnobKind::kBytes: return "a byte count such as 1048576, 512MiB, 16GiB (binary units)";
-    case KnobKind::kEnum: return join(std::vector<std::string>(k.values.begin(), k.values.end()), " | ");
+    case KnobKind::kUint:
+      return "an integer from " + std::to_string(k.lo) + " to " + std::to_string(k.hi);
+    case KnobKind::kBool:
+      return "on | off (or true | false)";
+    case KnobKind::kBytes:
+      return "a byte count such as 1048576, 512MiB, 16GiB (binary units)";
+    case KnobKind::kEnum:
+      return join(std::vector<std::string>(k.values.begin(), k.values.end()), " | ");
   }
   return "";
 }
@@ -181,8 +204,8 @@ TEST(EngineKnobs, EveryBadValueNamesKeyValueAndAcceptedSet) {
     for (const auto& v : bad) {
       SCOPED_TRACE(key + "=" + v);
       EngineConfig c;
-      EXPECT_EQ(error_of(c, key, v),
-                "config key '" + key + "': bad value '" + v + "' (accepted: " + accepted_of(k) + ")");
+      EXPECT_EQ(error_of(c, key, v), "config key '" + key + "': bad value '" + v +
+                                         "' (accepted: " + accepted_of(k) + ")");
       EXPECT_EQ(c.to_json(), EngineConfig{}.to_json());  // a rejected value changes nothing
     }
   }
@@ -191,22 +214,28 @@ TEST(EngineKnobs, EveryBadValueNamesKeyValueAndAcceptedSet) {
   EXPECT_EQ(error_of(c, "lock_policy", "three"),
             "config key 'lock_policy': bad value 'three' (accepted: single | two_lock | none)");
   EXPECT_EQ(error_of(c, "circuit", "x"),
-            "config key 'circuit': bad value 'x' (accepted: porep-like | tiny | sha256 | poseidon-merkle)");
-  EXPECT_EQ(error_of(c, "b_g2_msm", "fpga"), "config key 'b_g2_msm': bad value 'fpga' (accepted: cpu | gpu)");
-  EXPECT_EQ(error_of(c, "count", "0"), "config key 'count': bad value '0' (accepted: an integer from 1 to 1000000)");
+            "config key 'circuit': bad value 'x' (accepted: porep-like | tiny | sha256 | "
+            "poseidon-merkle)");
+  EXPECT_EQ(error_of(c, "b_g2_msm", "fpga"),
+            "config key 'b_g2_msm': bad value 'fpga' (accepted: cpu | gpu)");
+  EXPECT_EQ(error_of(c, "count", "0"),
+            "config key 'count': bad value '0' (accepted: an integer from 1 to 1000000)");
   EXPECT_EQ(error_of(c, "vram_limit", "99999999999TiB"),
-            "config key 'vram_limit': '99999999999TiB' is out of range (at most 16777215TiB, 2^64 - 1 bytes)");
+            "config key 'vram_limit': '99999999999TiB' is out of range (at most 16777215TiB, 2^64 "
+            "- 1 bytes)");
 }
 
 TEST(EngineKnobs, UnknownKeyListsEveryKnownKey) {
   EngineConfig c;
   EXPECT_EQ(error_of(c, "colour", "red"),
             "unknown config key 'colour' (known keys: " + join(EngineConfig::keys(), ", ") + ")");
-  EXPECT_EQ(error_of(c, "colour", "red").rfind(
-                "unknown config key 'colour' (known keys: circuit, constraints, partitions, count, "
-                "concurrency, seed, verify, backend, lock_policy, dealloc_policy, gpu_threads, ",
-                0),
-            0u);
+  EXPECT_EQ(
+      error_of(c, "colour", "red")
+          .rfind(
+              "unknown config key 'colour' (known keys: circuit, constraints, partitions, count, "
+              "concurrency, seed, verify, backend, lock_policy, dealloc_policy, gpu_threads, ",
+              0),
+      0u);
   EXPECT_EQ(engine::find_knob("colour"), nullptr);
   EXPECT_THROW(engine::knob("colour"), ConfigError);
 }
@@ -218,7 +247,8 @@ TEST(EngineKnobs, GpuG2MsmNeedsTheCudaBackend) {
     c.validate();
     FAIL() << "b_g2_msm = gpu on the CPU backend validated";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "config: b_g2_msm = gpu needs backend = cuda (got backend = cpu)");
+    EXPECT_EQ(std::string(e.what()),
+              "config: b_g2_msm = gpu needs backend = cuda (got backend = cpu)");
   }
   c.set("backend", "cuda");
   EXPECT_NO_THROW(c.validate());
