@@ -62,7 +62,7 @@ struct Knob {
   std::string cell_name_prefix() const;
 };
 
-// Every knob, in the order keys(), to_json's listing and `prooflab knobs` give.
+// Every knob, in the order keys() and `prooflab knobs` give them.
 std::span<const Knob> knobs();
 // The knob named `name`, or nullptr.
 const Knob* find_knob(std::string_view name);
