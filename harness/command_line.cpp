@@ -15,6 +15,7 @@ int run_command_line(const std::vector<std::string>& args, bool rethrow) {
   app.set_version_flag("--version", version_text);
   add_demo_command(app);
   add_devices_command(app);
+  add_knobs_command(app);
   add_setup_command(app);
   add_prove_command(app);
   add_verify_command(app);

@@ -7,6 +7,7 @@ namespace prooflab::harness {
 
 void add_demo_command(CLI::App& app);
 void add_devices_command(CLI::App& app);
+void add_knobs_command(CLI::App& app);
 void add_setup_command(CLI::App& app);
 void add_prove_command(CLI::App& app);
 void add_verify_command(CLI::App& app);

@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include "core/io/input_file.hpp"
+#include "core/text/parse.hpp"
 
 namespace prooflab::harness {
 
@@ -39,19 +40,19 @@ void apply_config_file(engine::EngineConfig& cfg, const std::filesystem::path& f
       if (key.str() == "engine") continue;
       throw engine::ConfigError(
           where(node) + ": " +
-          (node.is_table() ? "unexpected table [" + engine::excerpt(key.str()) + "]"
-                           : "key '" + engine::excerpt(key.str()) + "' outside [engine]") +
+          (node.is_table() ? "unexpected table [" + text::excerpt(key.str()) + "]"
+                           : "key '" + text::excerpt(key.str()) + "' outside [engine]") +
           " (a config with an [engine] table holds every key in it)");
     }
   }
   for (const auto& [key, node] : *table) {
     if (node.is_table()) {
-      throw engine::ConfigError(where(node) + ": unexpected table [" + engine::excerpt(key.str()) +
+      throw engine::ConfigError(where(node) + ": unexpected table [" + text::excerpt(key.str()) +
                                 "] (an engine config holds keys, optionally under [engine])");
     }
     const auto value = value_text(node);
     if (!value)
-      throw engine::ConfigError(where(node) + ": key '" + engine::excerpt(key.str()) +
+      throw engine::ConfigError(where(node) + ": key '" + text::excerpt(key.str()) +
                                 "' must be a string, integer or boolean");
     try {
       cfg.set(std::string(key.str()), *value);
@@ -65,7 +66,7 @@ void apply_overrides(engine::EngineConfig& cfg, const std::vector<std::string>& 
   for (const auto& s : sets) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw engine::ConfigError("--set '" + engine::excerpt(s) + "': expected key=value");
+      throw engine::ConfigError("--set '" + text::excerpt(s) + "': expected key=value");
     try {
       cfg.set(s.substr(0, eq), s.substr(eq + 1));
     } catch (const engine::ConfigError& e) {

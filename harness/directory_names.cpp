@@ -4,7 +4,7 @@
 #include <cctype>
 #include <stdexcept>
 
-#include "core/engine/config.hpp"
+#include "core/text/parse.hpp"
 
 namespace prooflab::harness {
 
@@ -17,7 +17,7 @@ bool is_safe_name(const std::string& name) {
 
 void check_run_id(const std::string& run_id) {
   auto refuse = [&](const std::string& why) {
-    throw std::invalid_argument("run id '" + engine::excerpt(run_id) + "': " + why);
+    throw std::invalid_argument("run id '" + text::excerpt(run_id) + "': " + why);
   };
   if (run_id.empty()) refuse("empty");
   if (run_id.front() == '/') refuse("an absolute path; a run id names a directory under --out");
@@ -27,7 +27,7 @@ void check_run_id(const std::string& run_id) {
     const std::string part = run_id.substr(begin, end == std::string::npos ? end : end - begin);
     if (part == "..") refuse("'..' would leave --out");
     if (!is_safe_name(part))
-      refuse("'" + engine::excerpt(part) +
+      refuse("'" + text::excerpt(part) +
              "' is not a directory name (1-100 letters, digits, . _ + -; not . or ..)");
     if (end == std::string::npos) return;
     begin = end + 1;

@@ -5,6 +5,7 @@
 
 #include "core/io/atomic_file.hpp"
 #include "core/io/input_file.hpp"
+#include "core/text/parse.hpp"
 #include "core/trace/run_directory.hpp"
 
 namespace prooflab::harness {
@@ -106,7 +107,7 @@ ExperimentRecord::ExperimentRecord(const ExperimentPlan& plan, std::filesystem::
   } catch (const std::exception& e) {
     if (!rebuild_unreadable)
       throw std::runtime_error(
-          file.string() + " is unreadable (" + engine::excerpt(e.what()) +
+          file.string() + " is unreadable (" + text::excerpt(e.what()) +
           "); move it away, or pass --force to rebuild it from the run directories (its "
           "session history is lost)");
     earlier_sessions_ = nlohmann::json::array();

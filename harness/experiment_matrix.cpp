@@ -4,39 +4,20 @@
 #include <cctype>
 #include <map>
 
+#include "core/engine/knobs.hpp"
 #include "harness/command_template.hpp"
 
 namespace prooflab::harness {
 
 std::string cell_token(const std::string& key, const std::string& value) {
-  // Short prefixes for the knobs that usually vary; enum knobs show their value alone (their
-  // values do not collide); anything else reads "key-value".
-  static const std::map<std::string, std::string> prefix = {{"count", "c"},
-                                                            {"concurrency", "j"},
-                                                            {"constraints", "n"},
-                                                            {"partitions", "p"},
-                                                            {"gpu_workers_per_device", "gw"},
-                                                            {"gpu_threads", "gt"},
-                                                            {"synth_threads", "st"},
-                                                            {"device_threads", "dt"},
-                                                            {"devices", "dev"},
-                                                            {"vram_limit", "vram"},
-                                                            {"host_mem_budget", "hmem"},
-                                                            {"partition_workers", "pw"},
-                                                            {"synthesis_lookahead", "la"},
-                                                            {"max_gpu_queue_depth", "qd"},
-                                                            {"seed", "seed"},
-                                                            {"circuit", ""},
-                                                            {"backend", ""},
-                                                            {"lock_policy", ""},
-                                                            {"dealloc_policy", ""}};
   std::string v = value;
   for (char& ch : v) {
     const unsigned char c = static_cast<unsigned char>(ch);
     if (!(std::isalnum(c) || ch == '.' || ch == '_' || ch == '+' || ch == '-')) ch = '-';
   }
-  const auto it = prefix.find(key);
-  return (it != prefix.end() ? it->second : key + "-") + v;
+  // The knob's prefix from the table (a command runner's own knob reads "key-value").
+  const engine::Knob* knob = engine::find_knob(key);
+  return (knob != nullptr ? knob->cell_name_prefix() : key + "-") + v;
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/engine/knobs.hpp"
 #include "harness/command_template.hpp"
 #include "harness/toml_source.hpp"
 #include "core/io/input_file.hpp"
@@ -39,12 +40,9 @@ ExperimentFileError::ExperimentFileError(std::string file, int line, std::string
       key_(std::move(key)) {}
 
 std::string config_value_text(const engine::EngineConfig& cfg, const std::string& key) {
-  const nlohmann::json j = cfg.to_json();
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_boolean()) return it->get<bool>() ? "on" : "off";
-  return it->dump();
+  const engine::Knob* knob = engine::find_knob(key);
+  if (knob == nullptr || knob->json(cfg).is_null()) return "";
+  return knob->text(cfg);
 }
 
 std::string canonical_value(const std::string& key, const std::string& value) {

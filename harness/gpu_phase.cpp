@@ -19,8 +19,8 @@
 
 #include "core/circuits/circuit.hpp"
 #include "core/curve/random_points.hpp"
-#include "core/engine/config.hpp"
 #include "core/groth16/prover.hpp"
+#include "core/text/parse.hpp"
 #include "core/trace/elapsed.hpp"
 #include "core/trace/percentile.hpp"
 #include "core/trace/timeline.hpp"
@@ -115,7 +115,17 @@ void add_gpu_phase_command(CLI::App& app) {
   cmd->add_option("--vram-limit", o->vram_limit,
                   "device memory budget (e.g. 8GiB; 0 = the device's); a key that does not fit "
                   "beside the partition is streamed from host memory")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            try {
+              text::parse_bytes(value);
+            } catch (const text::ParseError& e) {
+              return e.what();
+            }
+            return {};
+          },
+          "BYTES", "byte count"));
   cmd->callback([o] {
 #ifndef PROOFLAB_HAVE_CUDA
     throw std::runtime_error(
@@ -149,7 +159,7 @@ void add_gpu_phase_command(CLI::App& app) {
     describe_plan("A", plan.a, pk.a.size());
     describe_plan("B_G1", plan.b_g1, pk.b_g1.size());
 
-    gpu::engine::CudaBackend backend(1, engine::parse_bytes("--vram-limit", o->vram_limit));
+    gpu::engine::CudaBackend backend(1, text::parse_bytes(o->vram_limit));
     const bool streamed = backend.streams_key(0, pk, domain);
     std::printf("key: %.2f GiB of G1 queries, %s (budget %.2f GiB, partition estimate %.2f GiB)\n",
                 gpu::engine::CudaBackend::resident_key_bytes(pk) / double(1ull << 30),

@@ -1,27 +1,52 @@
 // Every knob of the proving engine, explicit and validated (DESIGN.md §2 "Engine model").
 // Keys are set by name from experiment files and `--set key=value`; an unknown key or a bad
-// value is an error naming the key, the value and what is accepted.
+// value is an error naming the key, the value and what is accepted. Each knob is declared
+// once, in the table of core/engine/knobs.hpp; set, to_json and keys come from it.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/text/parse.hpp"
-
 namespace prooflab::engine {
 
+// The engine's enum knobs. Each enum's value names (what `set` accepts and to_json writes)
+// are declared once, beside it, in enumerator order.
 enum class LockPolicy { kSingle, kTwoLock, kNone };
 enum class DeallocPolicy { kAsync, kSerialized, kInline };
 enum class FinalizeMode { kInline, kSplit };
+enum class G2MsmPlacement { kCpu, kGpu };
 
-const char* to_string(LockPolicy p);
-const char* to_string(DeallocPolicy p);
-const char* to_string(FinalizeMode m);
+template <class Enum>
+struct EnumNames;
+template <>
+struct EnumNames<LockPolicy> {
+  static constexpr std::array<std::string_view, 3> names = {"single", "two_lock", "none"};
+};
+template <>
+struct EnumNames<DeallocPolicy> {
+  static constexpr std::array<std::string_view, 3> names = {"async", "serialized", "inline"};
+};
+template <>
+struct EnumNames<FinalizeMode> {
+  static constexpr std::array<std::string_view, 2> names = {"inline", "split"};
+};
+template <>
+struct EnumNames<G2MsmPlacement> {
+  static constexpr std::array<std::string_view, 2> names = {"cpu", "gpu"};
+};
+
+// The value's name; a C string, for printf (the names are literals).
+template <class Enum>
+  requires requires { EnumNames<Enum>::names; }
+const char* to_string(Enum e) {
+  return EnumNames<Enum>::names.at(static_cast<std::size_t>(e)).data();
+}
 
 // The most threads any pool may have (config keys and --threads options alike): far above a
 // real host, far below what exhausts a machine's task limit.
@@ -59,6 +84,7 @@ struct EngineConfig {
   std::uint32_t max_gpu_queue_depth = 0;  // dispatch pacer target; 0 = unlimited
   bool early_free = false;                // free a, b, c when the GPU phase has consumed them
   FinalizeMode finalize = FinalizeMode::kInline;  // split: b_g2_msm + epilogue on a finalizer
+  G2MsmPlacement b_g2_msm = G2MsmPlacement::kCpu;  // where the G2 tail MSM of B runs
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 
@@ -67,18 +93,12 @@ struct EngineConfig {
   // Cross-field checks (e.g. concurrency <= count); throws ConfigError.
   void validate() const;
   nlohmann::json to_json() const;
-  static std::vector<std::string> keys();
+  static std::vector<std::string> keys();  // in the table's order
 };
 
 // The error for `devices` above the devices a backend can see, named by key with both counts
 // (the CUDA backend's constructor, and the harness's check of every run of an experiment
 // before the first one starts).
 ConfigError devices_not_visible(std::uint32_t requested, int visible);
-
-// Error messages quote bad input through core/text's excerpt.
-using text::excerpt;
-
-// text::parse_bytes for config key `key`: a bad value is a ConfigError naming the key.
-std::uint64_t parse_bytes(const std::string& key, const std::string& text);
 
 }  // namespace prooflab::engine

@@ -23,8 +23,8 @@ std::uint64_t parse_bytes(std::string_view text) {
       {"T", 1ull << 40}, {"TiB", 1ull << 40}, {"TB", 1ull << 40}};
   const auto it = units.find(unit);
   if (digits.empty() || it == units.end())
-    throw ParseError("bad value '" + excerpt(text) +
-                     "' (accepted: a byte count such as 1048576, 512MiB, 16GiB (binary units))");
+    throw ParseError("bad value '" + excerpt(text) + "' (accepted: " + std::string(kByteCountAccepted) +
+                     ")");
   // The range is stated in the unit the user wrote, so '99999999999TiB' reads as too large
   // rather than as a complaint about the number 99999999999.
   const std::uint64_t most = (~0ull) / it->second;

@@ -22,6 +22,10 @@ class ParseError : public std::invalid_argument {
 // a whole pasted file or a line of binary.
 std::string excerpt(std::string_view text, std::size_t max_chars = 200);
 
+// What parse_bytes accepts, as its errors (and the tables of knobs) say it.
+inline constexpr std::string_view kByteCountAccepted =
+    "a byte count such as 1048576, 512MiB, 16GiB (binary units)";
+
 // "1024", "16GiB", "512MiB", "2G" (binary units) in bytes. Throws ParseError: "bad value
 // '<text>' (accepted: ...)" or "'<text>' is out of range (at most ...)".
 std::uint64_t parse_bytes(std::string_view text);

@@ -27,6 +27,7 @@
 #include <unordered_map>
 
 #include "core/engine/config.hpp"
+#include "core/engine/knobs.hpp"
 #include "core/trace/stages_csv.hpp"
 #include "harness/batch_runner.hpp"
 #include "harness/command_line.hpp"
@@ -126,7 +127,8 @@ std::string config_text(const std::string& key, const py::handle& value) {
     return py::str(value).cast<std::string>();
   }
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
-  if (value.is_none() && (key == "vram_limit" || key == "host_mem_budget")) return "0";
+  const engine::Knob* knob = engine::find_knob(key);
+  if (value.is_none() && knob != nullptr && knob->kind == engine::KnobKind::kBytes) return "0";
   throw engine::ConfigError("config key '" + key + "': a " + std::string(py::str(value.get_type().attr("__name__"))) +
                             " is not accepted (give a str, int or bool)");
 }
@@ -140,11 +142,31 @@ void update(engine::EngineConfig& cfg, const py::dict& values) {
 }
 
 std::string repr(const engine::EngineConfig& cfg) {
-  const nlohmann::json knobs = cfg.to_json();
   std::string out = "EngineConfig(";
-  for (const auto& key : engine::EngineConfig::keys())
-    out += (out.back() == '(' ? "" : ", ") + key + "=" + py::repr(to_python(knobs.at(key))).cast<std::string>();
+  for (const auto& knob : engine::knobs())
+    out += (out.back() == '(' ? "" : ", ") + std::string(knob.name) + "=" +
+           py::repr(to_python(knob.json(cfg))).cast<std::string>();
   return out + ")";
+}
+
+// EngineConfig's docstring: how to set knobs, then every knob of the table with what it
+// accepts, its default and its doc.
+const char* engine_config_doc() {
+  static const std::string doc = [] {
+    std::string out = R"(Every knob of the proving engine (docs/engine.md).
+
+EngineConfig(**knobs) starts from the defaults and sets each knob; values are str, int or
+bool (bool -> on/off; None -> 0 for a byte count). A bad key or value raises
+prooflab.ConfigError naming it. EngineConfig.knobs() gives the table below as data.
+
+Knobs (accepted; default):)";
+    const engine::EngineConfig defaults;
+    for (const auto& knob : engine::knobs())
+      out += "\n  " + std::string(knob.name) + " (" + knob.accepted() + "; default " + knob.text(defaults) +
+             "): " + std::string(knob.doc);
+    return out;
+  }();
+  return doc.c_str();
 }
 
 py::dict run_batch(const engine::EngineConfig& cfg, const std::string& out, const std::string& run_id,
@@ -371,10 +393,7 @@ with prooflab_analysis. version() says which build this module is.)";
   py::register_exception<hp::CsvDeclined>(m, "CsvDeclined", PyExc_ValueError)
       .attr("__doc__") = "read_csv_columns declined a file that is not in the plain form (the message says why)";
 
-  py::class_<EngineConfig>(m, "EngineConfig", R"(Every knob of the proving engine (docs/engine.md).
-
-EngineConfig(**knobs) starts from the defaults and sets each knob; values are str, int or
-bool (bool -> on/off). A bad key or value raises prooflab.ConfigError naming it.)")
+  py::class_<EngineConfig>(m, "EngineConfig", hp::engine_config_doc())
       .def(py::init([](const py::kwargs& knobs) {
              EngineConfig cfg;
              hp::update(cfg, knobs);
@@ -385,7 +404,10 @@ bool (bool -> on/off). A bad key or value raises prooflab.ConfigError naming it.
             prooflab::harness::apply_config_file(cfg, path);
             return cfg;
           }, py::arg("path"), "A config from an experiment TOML file (top-level keys or an [engine] table)")
-      .def_static("keys", &EngineConfig::keys, "The knob names")
+      .def_static("keys", &EngineConfig::keys, "The knob names, in the table's order")
+      .def_static("knobs", [] { return hp::to_python(prooflab::engine::knob_table_json()); },
+                  "The table of knobs: one dict per knob with name, kind, accepted, lo/hi or values, "
+                  "default, doc and cuzk (`prooflab knobs --json`)")
       .def("set", [](EngineConfig& cfg, const std::string& key, const py::object& value) { hp::set_key(cfg, key, value); },
            py::arg("key"), py::arg("value"), "Set one knob (str, int or bool); raises ConfigError naming a bad key or value")
       .def("update", [](EngineConfig& cfg, const py::kwargs& knobs) { hp::update(cfg, knobs); },
@@ -400,9 +422,11 @@ bool (bool -> on/off). A bad key or value raises prooflab.ConfigError naming it.
       .def("copy", [](const EngineConfig& cfg) { return cfg; }, "An independent copy")
       .def("__copy__", [](const EngineConfig& cfg) { return cfg; })
       .def("__getitem__", [](const EngineConfig& cfg, const std::string& key) {
-            const auto j = cfg.to_json();
-            if (!j.contains(key)) throw py::key_error("unknown config key '" + key + "'");
-            return hp::to_python(j[key]);
+            try {
+              return hp::to_python(prooflab::engine::knob(key).json(cfg));
+            } catch (const prooflab::engine::ConfigError& e) {
+              throw py::key_error(e.what());
+            }
           })
       .def("__setitem__", [](EngineConfig& cfg, const std::string& key, const py::object& value) {
             hp::set_key(cfg, key, value);

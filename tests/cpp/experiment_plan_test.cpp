@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "harness/command_spec.hpp"
 #include "harness/command_template.hpp"
@@ -297,6 +298,41 @@ TEST(ExperimentSpec, ShippedExperimentsParseAndExpand) {
     ++n;
   }
   EXPECT_GE(n, 9u);
+}
+
+// Cell names come from the knob table's prefixes; the names are the ones the per-knob map
+// gave before the table (so old experiments' directories keep their names).
+TEST(ExperimentMatrix, CellTokensKeepTheirNames) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"count", "20", "c20"},
+      {"concurrency", "15", "j15"},
+      {"constraints", "1024", "n1024"},
+      {"partitions", "10", "p10"},
+      {"gpu_workers_per_device", "2", "gw2"},
+      {"gpu_threads", "32", "gt32"},
+      {"synth_threads", "8", "st8"},
+      {"device_threads", "4", "dt4"},
+      {"devices", "2", "dev2"},
+      {"vram_limit", "16GiB", "vram16GiB"},
+      {"host_mem_budget", "64GiB", "hmem64GiB"},
+      {"partition_workers", "12", "pw12"},
+      {"synthesis_lookahead", "3", "la3"},
+      {"max_gpu_queue_depth", "8", "qd8"},
+      {"seed", "7", "seed7"},
+      {"circuit", "porep-like", "porep-like"},
+      {"backend", "cuda", "cuda"},
+      {"lock_policy", "two_lock", "two_lock"},
+      {"dealloc_policy", "serialized", "serialized"},
+      {"throttle", "on", "throttle-on"},
+      {"early_free", "on", "early_free-on"},
+      {"finalize", "split", "finalize-split"},
+      {"verify", "off", "verify-off"},
+      {"record", "off", "record-off"},
+      {"cupti", "off", "cupti-off"},
+      {"b_g2_msm", "gpu", "b_g2_msm-gpu"},
+      {"my_knob", "a b", "my_knob-a-b"},  // a command runner's own knob
+  };
+  for (const auto& [key, value, token] : cases) EXPECT_EQ(cell_token(key, value), token) << key;
 }
 
 }  // namespace

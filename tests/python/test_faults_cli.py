@@ -142,6 +142,8 @@ def test_an_error_quotes_at_most_200_characters_of_the_input(tmp_path: Path, env
     (["sweep", "--c", "2,0", "--j", "1"], "--c: config key 'count': bad value '0'"),
     (["sweep", "--c", "2", "--j", "1", "--warmup", "4000000000"], "--warmup: Value 4000000000 not in range 0 to 1000"),
     (["matrix", "/dev/zero"], "prooflab: error: experiment file /dev/zero: not a regular file"),
+    (["gpu-phase", "--vram-limit", "12parsecs"],
+     "--vram-limit: bad value '12parsecs' (accepted: a byte count such as 1048576, 512MiB, 16GiB (binary units))"),
 ])
 def test_options_are_validated_like_config_keys_before_any_work(
     tmp_path: Path, env: dict[str, str], args: list[str], message: str

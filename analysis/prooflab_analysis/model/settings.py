@@ -6,7 +6,8 @@ checked: `compared` (predicted and compared with measured runs in
 results/2026-12-02-model-validation-cpu.md — 12.3 % median error there, above the 10 % target),
 `modelled` (simulated from the engine's code or docs, not yet checked against runs) or
 `model-only` (a property of the machine the model needs, not an engine knob). Adding a knob
-is adding a row here and using it in engine_sim.py.
+is adding a row here and using it in engine_sim.py; an engine knob the model ignores is a row
+of UNMODELLED saying why (tests/python/test_knobs.py checks both against the engine's table).
 
 Knobs of issue #19 (partition_workers, synthesis_lookahead, max_gpu_queue_depth, early_free,
 finalize) follow that branch's semantics (core/engine/synthesis_permits.hpp,
@@ -104,15 +105,29 @@ KNOBS: dict[str, Knob] = {k.name: k for k in [
     Knob("host_mem_budget", _bytes, 0, "modelled", "host bytes of partition buffers; 0 = the engine's auto"),
     Knob("partition_workers", _uint(1, 1024), ENGINE_SYNTHESIS_LANES, "modelled",
          "issue #19 pw: partitions synthesized at once (today: the engine's 2 lanes)"),
-    Knob("synthesis_lookahead", _optional_uint(0, 1_000_000), None, "modelled",
+    Knob("synthesis_lookahead", _optional_uint(0, 4096), None, "modelled",
          "issue #19: synthesized partitions allowed to wait for the GPU; 0 = pw; unset = unbounded (today)"),
-    Knob("max_gpu_queue_depth", _uint(0, 1_000_000), 0, "modelled",
+    Knob("max_gpu_queue_depth", _uint(0, 4096), 0, "modelled",
          "issue #19 pacer: start synthesis only while waiting + synthesizing < N; 0 = off"),
     Knob("early_free", _bool, False, "modelled", "issue #19: a, b, c freed at GPU_END, before b_g2_msm's join"),
     Knob("finalize", _choice("inline", "split"), "inline", "modelled",
          "issue #19: split hands join + epilogue + dealloc to a finalizer (one thread per GPU worker)"),
     Knob("cores", _uint(1, 4096), 0, "model-only", "CPU cores of the host (default: run.json host.cores)"),
 ]}
+
+# The engine's knobs the model leaves out, each with why. With KNOBS (less the model-only
+# ones) these are exactly the engine's table of knobs (core/engine/knobs.hpp, `prooflab knobs`);
+# tests/python/test_knobs.py fails when a knob is added there and in neither place here.
+UNMODELLED: dict[str, str] = {
+    "circuit": "the stage times come from the calibration run, whatever circuit it proved",
+    "constraints": "the stage times come from the calibration run; the model does not rescale them",
+    "seed": "the witness seed changes no stage time the model draws",
+    "verify": "verification is not simulated",
+    "backend": "the calibration run's device stands for the backend",
+    "b_g2_msm": "b_g2_msm is simulated on the CPU pool, where the calibration run measured it",
+    "record": "the TIMELINE's cost is inside the calibration run's stage times",
+    "cupti": "CUPTI's cost is inside the calibration run's stage times",
+}
 
 
 class Settings(dict):
