@@ -1,7 +1,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/command_line.hpp"
+#include "harness/commands/command_line.hpp"
 #include "harness/provenance.hpp"
 
 int main(int argc, char** argv) {

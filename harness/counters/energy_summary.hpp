@@ -26,7 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "harness/trace_export_csv.hpp"
+#include "harness/trace_export/trace_export_csv.hpp"
 
 namespace prooflab::harness::counters {
 

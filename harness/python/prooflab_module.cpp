@@ -30,14 +30,14 @@
 #include "core/engine/knobs.hpp"
 #include "core/trace/stages_csv.hpp"
 #include "harness/batch_runner.hpp"
-#include "harness/command_line.hpp"
+#include "harness/commands/command_line.hpp"
 #include "harness/config_file.hpp"
-#include "harness/experiment_spec.hpp"
-#include "harness/sweep_name.hpp"
+#include "harness/experiment/experiment_spec.hpp"
+#include "harness/commands/sweep_name.hpp"
 #include "harness/provenance.hpp"
 #include "harness/python/fast_csv.hpp"
 #include "harness/python/reflog_scan.hpp"
-#include "harness/trace_export_chrome.hpp"
+#include "harness/trace_export/trace_export_chrome.hpp"
 #include "harness/version.hpp"
 
 namespace py = pybind11;
@@ -45,7 +45,7 @@ namespace py = pybind11;
 namespace prooflab::harness::python {
 namespace {
 
-// The command line in-process (harness/command_line.hpp). The commands install their own
+// The command line in-process (harness/commands/command_line.hpp). The commands install their own
 // SIGINT/SIGTERM/SIGPIPE handlers (first Ctrl-C: stop after the current run) and reset them
 // to the default when they end; Python's handlers (KeyboardInterrupt) are put back after.
 int run_cli(const std::vector<std::string>& args) {

@@ -12,14 +12,14 @@
 
 #include <fstream>
 
-#include "harness/command_invocation.hpp"
-#include "harness/command_spec.hpp"
-#include "harness/command_template.hpp"
-#include "harness/directory_names.hpp"
-#include "harness/experiment_matrix.hpp"
-#include "harness/experiment_schedule.hpp"
-#include "harness/experiment_spec.hpp"
-#include "harness/toml_overlay.hpp"
+#include "harness/experiment/command_invocation.hpp"
+#include "harness/experiment/command_spec.hpp"
+#include "harness/experiment/command_template.hpp"
+#include "harness/experiment/directory_names.hpp"
+#include "harness/experiment/experiment_matrix.hpp"
+#include "harness/experiment/experiment_schedule.hpp"
+#include "harness/experiment/experiment_spec.hpp"
+#include "harness/experiment/toml_overlay.hpp"
 
 namespace prooflab::harness {
 namespace {

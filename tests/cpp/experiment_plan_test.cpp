@@ -13,12 +13,12 @@
 #include <set>
 #include <tuple>
 
-#include "harness/command_spec.hpp"
-#include "harness/command_template.hpp"
-#include "harness/directory_names.hpp"
-#include "harness/experiment_matrix.hpp"
-#include "harness/experiment_schedule.hpp"
-#include "harness/experiment_spec.hpp"
+#include "harness/experiment/command_spec.hpp"
+#include "harness/experiment/command_template.hpp"
+#include "harness/experiment/directory_names.hpp"
+#include "harness/experiment/experiment_matrix.hpp"
+#include "harness/experiment/experiment_schedule.hpp"
+#include "harness/experiment/experiment_spec.hpp"
 
 namespace prooflab::harness {
 namespace {

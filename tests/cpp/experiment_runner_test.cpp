@@ -12,16 +12,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/directory_names.hpp"
-#include "harness/experiment_index.hpp"
-#include "harness/command_spec.hpp"
-#include "harness/command_template.hpp"
-#include "harness/experiment_matrix.hpp"
-#include "harness/experiment_progress.hpp"
-#include "harness/experiment_resume.hpp"
-#include "harness/experiment_runner.hpp"
-#include "harness/experiment_schedule.hpp"
-#include "harness/experiment_spec.hpp"
+#include "harness/experiment/directory_names.hpp"
+#include "harness/experiment/experiment_index.hpp"
+#include "harness/experiment/command_spec.hpp"
+#include "harness/experiment/command_template.hpp"
+#include "harness/experiment/experiment_matrix.hpp"
+#include "harness/experiment/experiment_progress.hpp"
+#include "harness/experiment/experiment_resume.hpp"
+#include "harness/experiment/experiment_runner.hpp"
+#include "harness/experiment/experiment_schedule.hpp"
+#include "harness/experiment/experiment_spec.hpp"
 
 namespace prooflab::harness {
 namespace {

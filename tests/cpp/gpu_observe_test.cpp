@@ -37,7 +37,7 @@
 #include "gpu/observe/nvtx_ranges.hpp"
 #include "harness/counters/nvml_source.hpp"
 #include "harness/gpu_observation.hpp"
-#include "harness/trace_export_csv.hpp"
+#include "harness/trace_export/trace_export_csv.hpp"
 
 namespace {
 

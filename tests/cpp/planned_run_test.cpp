@@ -2,7 +2,7 @@
 // is an error that names where and which key.
 #include <gtest/gtest.h>
 
-#include "harness/planned_run.hpp"
+#include "harness/experiment/planned_run.hpp"
 
 namespace prooflab::harness {
 namespace {

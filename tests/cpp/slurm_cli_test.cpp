@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "harness/slurm_cli.hpp"
+#include "harness/experiment/slurm_cli.hpp"
 
 namespace prooflab::harness {
 namespace {

@@ -17,8 +17,8 @@
 #include "core/engine/engine.hpp"
 #include "core/groth16/setup.hpp"
 #include "harness/counters/sampler.hpp"
-#include "harness/trace_export_chrome.hpp"
-#include "harness/trace_export_csv.hpp"
+#include "harness/trace_export/trace_export_chrome.hpp"
+#include "harness/trace_export/trace_export_csv.hpp"
 
 namespace {
 

@@ -127,7 +127,7 @@ def test_stored_timings_without_host_conditions_are_incomparable(tmp_path: Path)
 
 
 def _this_host_quiet() -> dict:
-    # What harness/regress_host.cpp records for this host (trace::host_info's cpu_model is
+    # What harness/regress/regress_host.cpp records for this host (trace::host_info's cpu_model is
     # /proc/cpuinfo's "model name"), with a load of 0: the only thing that can make the
     # stored figures incomparable is then the load now, and CI.
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()

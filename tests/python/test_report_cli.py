@@ -1,4 +1,4 @@
-"""`prooflab report` (harness/report.cpp: prooflab_analysis in an embedded Python) on the
+"""`prooflab report` (harness/commands/report.cpp: prooflab_analysis in an embedded Python) on the
 committed reference runs.
 
 Skipped where the harness is not built (a Python-only checkout). PROOFLAB_BUILD_DIR selects
