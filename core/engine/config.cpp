@@ -67,6 +67,14 @@ const char* to_string(FinalizeMode m) {
   return "?";
 }
 
+const char* to_string(G2MsmPlacement p) {
+  switch (p) {
+    case G2MsmPlacement::kCpu: return "cpu";
+    case G2MsmPlacement::kGpu: return "gpu";
+  }
+  return "?";
+}
+
 std::uint64_t parse_bytes(const std::string& key, const std::string& value) {
   try {
     return text::parse_bytes(value);
@@ -81,7 +89,7 @@ std::vector<std::string> EngineConfig::keys() {
           "gpu_threads", "synth_threads", "device_threads", "throttle",
           "gpu_workers_per_device",     "devices",         "vram_limit",    "host_mem_budget",
           "partition_workers",          "synthesis_lookahead",              "max_gpu_queue_depth",
-          "early_free",  "finalize",    "record",          "cupti"};
+          "early_free",  "finalize",    "b_g2_msm",        "record",        "cupti"};
 }
 
 void EngineConfig::set(const std::string& key, const std::string& v) {
@@ -142,6 +150,10 @@ void EngineConfig::set(const std::string& key, const std::string& v) {
     if (v == "inline") finalize = FinalizeMode::kInline;
     else if (v == "split") finalize = FinalizeMode::kSplit;
     else bad(key, v, "inline | split");
+  } else if (key == "b_g2_msm") {
+    if (v == "cpu") b_g2_msm = G2MsmPlacement::kCpu;
+    else if (v == "gpu") b_g2_msm = G2MsmPlacement::kGpu;
+    else bad(key, v, "cpu | gpu");
   } else if (key == "record") {
     record = parse_bool(key, v);
   } else if (key == "cupti") {
@@ -165,6 +177,9 @@ void EngineConfig::validate() const {
   if (concurrency > count)
     throw ConfigError("config: concurrency (" + std::to_string(concurrency) +
                       ") must not exceed count (" + std::to_string(count) + ")");
+  if (b_g2_msm == G2MsmPlacement::kGpu && backend != "cuda")
+    throw ConfigError("config: b_g2_msm = gpu needs backend = cuda (backend is '" + excerpt(backend) +
+                      "'; accepted with it: b_g2_msm = cpu)");
 }
 
 nlohmann::json EngineConfig::to_json() const {
@@ -191,6 +206,7 @@ nlohmann::json EngineConfig::to_json() const {
           {"max_gpu_queue_depth", max_gpu_queue_depth},
           {"early_free", early_free},
           {"finalize", to_string(finalize)},
+          {"b_g2_msm", to_string(b_g2_msm)},
           {"record", record},
           {"cupti", cupti}};
 }

@@ -18,10 +18,14 @@ namespace prooflab::engine {
 enum class LockPolicy { kSingle, kTwoLock, kNone };
 enum class DeallocPolicy { kAsync, kSerialized, kInline };
 enum class FinalizeMode { kInline, kSplit };
+// Where b_g2_msm (the G2 query's batch addition and tail MSM) runs: the groth16 pool on the
+// host (the reference), or the device inside the GPU phase (backend cuda only).
+enum class G2MsmPlacement { kCpu, kGpu };
 
 const char* to_string(LockPolicy p);
 const char* to_string(DeallocPolicy p);
 const char* to_string(FinalizeMode m);
+const char* to_string(G2MsmPlacement p);
 
 // The most threads any pool may have (config keys and --threads options alike): far above a
 // real host, far below what exhausts a machine's task limit.
@@ -59,6 +63,7 @@ struct EngineConfig {
   std::uint32_t max_gpu_queue_depth = 0;  // dispatch pacer target; 0 = unlimited
   bool early_free = false;                // free a, b, c when the GPU phase has consumed them
   FinalizeMode finalize = FinalizeMode::kInline;  // split: b_g2_msm + epilogue on a finalizer
+  G2MsmPlacement b_g2_msm = G2MsmPlacement::kCpu;  // gpu: on the device, in the GPU phase
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 
