@@ -557,25 +557,23 @@ int main(int argc, char** argv) {
         // Fp multiplications of one G2 mixed addition (8M + 2S over Fp2: 8·3 + 2·2) and of one
         // full addition (12M + 2S: 40); the multiply-adds of one Fp multiplication as for G1.
         const double imad_per_fp_mul = 4.0 * 144 + 24;
-        const auto g2_case = [&](const char* name, unsigned log_n, const msm::MsmOptions& mopt,
-                                 bool with_cpu) {
+        const auto g2_case = [&](unsigned log_n) {
           const std::size_t n = std::size_t{1} << log_n;
           msm::MsmShape shape;
           msm::G2XyzzRaw last{};
           Row r;
-          r.name = name;
+          r.name = "g2_msm";
           r.log_n = log_n;
           r.stats = b.measure([](int) {}, [&](int rep) {
             check_cuda(cudaMemcpyAsync(d_scalars.get(), pinned[rep & 1], n * 32,
                                        cudaMemcpyHostToDevice, b.stream),
                        "cudaMemcpyAsync(scalars)");
             last = msm::g2_run_indexed(alloc, d_bases.get(), nullptr, d_scalars.get(), n, b.stream,
-                                       mopt, "bench_g2_msm", &shape);
+                                       {}, "bench_g2_msm", &shape);
           });
           std::ostringstream v;
           v << "c" << shape.window_bits << " W" << shape.windows << " K"
-            << (shape.entries + shape.chunks - 1) / shape.chunks << " acc_blocks"
-            << (mopt.accumulate_min_blocks ? mopt.accumulate_min_blocks : 2u);
+            << (shape.entries + shape.chunks - 1) / shape.chunks;
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
           const double fp_muls = madds * 28 + 2.0 * shape.windows * shape.buckets * 40;
@@ -585,24 +583,20 @@ int main(int argc, char** argv) {
              << shape.scratch_bytes / double(1 << 20) << " MiB; phases (last rep) ms:";
           for (int ph = 0; ph < msm::MsmShape::kPhases; ++ph)
             os << " " << msm::MsmShape::kPhaseNames[ph] << " " << shape.phase_ms[ph];
-          if (with_cpu) {
-            double cpu_s = 0;
-            const int last_rep = b.warmup + b.reps - 1;
-            const bool ok =
-                bench::equals_cpu_g2_msm(host_bases, pinned[last_rep & 1], n, last, &cpu_s);
-            r.cpu_ms = cpu_s * 1e3;
-            os << "; CPU (core/msm, " << bench::host_threads() << " threads) " << r.cpu_ms
-               << " ms = " << r.cpu_ms / r.stats.median << "x the device; check vs core/msm: "
-               << (ok ? "PASS" : "FAIL");
-            if (!ok) std::fprintf(stderr, "G2 MSM 2^%u: device result differs from core/msm\n", log_n);
-          }
+          double cpu_s = 0;
+          const int last_rep = b.warmup + b.reps - 1;
+          const bool ok = bench::equals_cpu_g2_msm(host_bases, pinned[last_rep & 1], n, last, &cpu_s);
+          r.cpu_ms = cpu_s * 1e3;
+          os << "; CPU (core/msm, " << bench::host_threads() << " threads) " << r.cpu_ms
+             << " ms = " << r.cpu_ms / r.stats.median << "x the device; check vs core/msm: "
+             << (ok ? "PASS" : "FAIL");
+          if (!ok) std::fprintf(stderr, "G2 MSM 2^%u: device result differs from core/msm\n", log_n);
           r.note = os.str();
           rows.push_back(r);
           print_row(r);
         };
         for (unsigned k : sizes)
-          if (k <= max_log) g2_case("g2_msm", k, {}, true);
-        if (!quick && 22 <= max_log) g2_case("g2_msm_variant", 22, msm::MsmOptions{0, 0, 1}, false);
+          if (k <= max_log) g2_case(k);
         for (auto* p : pinned) cudaFreeHost(p);
       }
     }

@@ -30,7 +30,7 @@ static_assert(sizeof(G2AffineRaw) == 192 && sizeof(G2XyzzRaw) == 384, "core's G2
 std::size_t g2_scratch_bytes(std::size_t n, const MsmOptions& opts = {});
 
 // Σ scalars[i]·bases[d_index ? d_index[i] : i] for i < n over device-resident points and
-// scalars. opts.accumulate_min_blocks 0 = 2 (1 or 2 accepted). Scratch from `alloc` under
+// scalars. opts.accumulate_min_blocks: 0 or 2 (the only G2 build). Scratch from `alloc` under
 // `stage`; synchronises `stream` to return the sum.
 G2XyzzRaw g2_run_indexed(memory::DeviceAllocator& alloc, const G2AffineRaw* d_bases,
                          const std::uint32_t* d_index, const std::uint32_t* d_scalars,

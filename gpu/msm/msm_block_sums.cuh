@@ -16,7 +16,7 @@ constexpr unsigned kThreads = 128;
 // out[blockIdx.x] = Σ in[b·per_block, min(count, (b+1)·per_block)): a strided sum per thread,
 // then a tree over the block in `sh` (kThreads buckets of shared memory).
 template <class Bucket>
-__device__ void sum_points_block(Bucket* sh, const Bucket* in, std::size_t count,
+__device__ __forceinline__ void sum_points_block(Bucket* sh, const Bucket* in, std::size_t count,
                                  std::size_t per_block, Bucket* out) {
   const std::size_t begin = blockIdx.x * per_block;
   const std::size_t end = begin + per_block < count ? begin + per_block : count;
@@ -37,7 +37,7 @@ __device__ void sum_points_block(Bucket* sh, const Bucket* in, std::size_t count
 
 // out[t] = Σ of the selected bases of bitmap words [t·words_per_thread, …).
 template <class Bucket>
-__device__ void bitmap_sum_thread(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
+__device__ __forceinline__ void bitmap_sum_thread(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
                                   std::size_t n, std::size_t words_per_thread, std::size_t threads,
                                   Bucket* out) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;

@@ -10,10 +10,10 @@
 namespace prooflab::gpu::msm::kernels {
 namespace {
 
-// A G2 bucket is 96 32-bit words, twice G1's: MinBlocks 2 caps the registers at 255 (no
-// cap in effect), 1 lets ptxas take as many as it wants (one block of 4 warps per SM).
-template <int MinBlocks>
-__global__ void __launch_bounds__(kThreads, MinBlocks)
+// A G2 bucket is 96 32-bit words, twice G1's: two blocks per SM cap the registers at 255,
+// the most a thread can have anyway, so no other cap is built (ptxas: 255 registers, 104
+// bytes spilled, with the point operations outlined: xyzz.cuh).
+__global__ void __launch_bounds__(kThreads, 2)
     g2_accumulate_kernel(ChunkArgs<G2Xyzz32> args, std::size_t chunks) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t < chunks) accumulate_chunk(args, t);
@@ -46,12 +46,8 @@ __global__ void __launch_bounds__(kThreads)
 
 void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned min_blocks,
                 cudaStream_t stream) {
-  const unsigned g = grid_for(chunks);
-  switch (min_blocks) {
-    case 1: g2_accumulate_kernel<1><<<g, kThreads, 0, stream>>>(args, chunks); break;
-    case 2: g2_accumulate_kernel<2><<<g, kThreads, 0, stream>>>(args, chunks); break;
-    default: throw std::invalid_argument("gpu g2 msm: accumulate_min_blocks must be 1 or 2");
-  }
+  if (min_blocks != 2) throw std::invalid_argument("gpu g2 msm: accumulate_min_blocks must be 2");
+  g2_accumulate_kernel<<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks);
   check_launch("msm g2_accumulate_kernel");
 }
 

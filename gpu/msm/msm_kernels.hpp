@@ -23,7 +23,7 @@ int sort_pairs(std::uint32_t* keys0, std::uint32_t* keys1, std::uint32_t* vals0,
                cudaStream_t stream);
 
 // min_blocks: resident 128-thread blocks per SM the compiler must allow (G1: 2, 3 or 4;
-// G2, whose bucket alone is 96 registers: 1 or 2).
+// G2, whose bucket alone is 96 registers: 2).
 void accumulate(const ChunkArgs<Xyzz32>& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream);
 void fixup(const ChunkArgs<Xyzz32>& args, std::size_t chunks, cudaStream_t stream);
 void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t stream);

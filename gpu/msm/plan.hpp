@@ -27,7 +27,7 @@ struct RunPlan {
 
 constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 24, kMaxAutoWindowBits = 20;
 constexpr unsigned kDefaultAccumulateMinBlocks = 3;
-// G2's accumulation: two blocks of 128 threads per SM, registers uncapped (255).
+// G2's accumulation: two blocks of 128 threads per SM (255 registers, the most there are).
 constexpr unsigned kG2DefaultAccumulateMinBlocks = 2;
 
 // The accumulation's arguments for this plan over sorted (keys, vals).

@@ -17,6 +17,23 @@ namespace prooflab::gpu::msm {
 using field::Fp2_32;
 using field::Fp32;
 
+// Whether the additions and doublings of points over F are compiled once per kernel file and
+// called, instead of force-inlined at every use. G2's are (a mixed addition is 28 Fp
+// multiplications, 2.8× G1's code: inlined into every kernel and call site, msm_g2_kernels.cu
+// took over a quarter of an hour of CPU to compile); a call per addition of thousands of
+// instructions costs little. G1's stay inlined, their code unchanged.
+template <class F>
+inline constexpr bool kOutlinedPointOps = false;
+template <>
+inline constexpr bool kOutlinedPointOps<Fp2_32> = true;
+
+template <class P>
+PROOFLAB_HD_NOINLINE P outlined_dbl(const P& p);
+template <class P>
+PROOFLAB_HD_NOINLINE void outlined_add_mixed(P& p, const typename P::Affine& q);
+template <class P>
+PROOFLAB_HD_NOINLINE void outlined_add(P& p, const P& q);
+
 template <class F>
 struct alignas(16) AffinePoint {
   F x, y;
@@ -60,6 +77,10 @@ struct alignas(16) XyzzPoint {
   }
 
   PROOFLAB_HDI XyzzPoint dbl() const {
+    if constexpr (kOutlinedPointOps<F>) return outlined_dbl(*this);
+    else return dbl_inline();
+  }
+  PROOFLAB_HDI XyzzPoint dbl_inline() const {
     if (is_infinity()) return *this;
     const F u = y.dbl(), v = u.sqr(), w = u * v, s = x * v;
     const F x2 = x.sqr(), m = x2.dbl() + x2;
@@ -74,6 +95,10 @@ struct alignas(16) XyzzPoint {
   // this += q (q affine). Handles infinity on either side, q == this (doubling) and
   // q == −this (infinity), so repeated and opposite points in one bucket are right.
   PROOFLAB_HDI void add_mixed(const Affine& q) {
+    if constexpr (kOutlinedPointOps<F>) outlined_add_mixed(*this, q);
+    else add_mixed_inline(q);
+  }
+  PROOFLAB_HDI void add_mixed_inline(const Affine& q) {
     if (q.is_infinity()) return;
     if (is_infinity()) {
       *this = from_affine(q);
@@ -93,6 +118,10 @@ struct alignas(16) XyzzPoint {
 
   // this += q (both XYZZ).
   PROOFLAB_HDI void add(const XyzzPoint& q) {
+    if constexpr (kOutlinedPointOps<F>) outlined_add(*this, q);
+    else add_inline(q);
+  }
+  PROOFLAB_HDI void add_inline(const XyzzPoint& q) {
     if (q.is_infinity()) return;
     if (is_infinity()) {
       *this = q;
@@ -131,6 +160,19 @@ struct alignas(16) XyzzPoint {
     return acc;
   }
 };
+
+template <class P>
+PROOFLAB_HD_NOINLINE P outlined_dbl(const P& p) {
+  return p.dbl_inline();
+}
+template <class P>
+PROOFLAB_HD_NOINLINE void outlined_add_mixed(P& p, const typename P::Affine& q) {
+  p.add_mixed_inline(q);
+}
+template <class P>
+PROOFLAB_HD_NOINLINE void outlined_add(P& p, const P& q) {
+  p.add_inline(q);
+}
 
 template <class F>
 PROOFLAB_HDI AffinePoint<F> negate_if(const AffinePoint<F>& p, bool neg) {
