@@ -72,6 +72,17 @@ class Backend {
   // unique in the run ("device0", ...: summary.json's cpu_seconds_by_pool); none where the
   // device computes (CUDA).
   virtual std::map<std::string, double> pool_cpu_seconds() const { return {}; }
+
+  // b_g2_msm on the device (config b_g2_msm = gpu): Σ over plan.b_g2 of pk.b_g2, its batch
+  // addition and tail MSM, as groth16::b_g2_msm computes it on the host. The engine calls it
+  // inside the GPU phase (docs/engine.md, "b_g2_msm on the device"). A backend without a
+  // device G2 MSM keeps this default, which throws std::logic_error naming the backend
+  // (EngineConfig::validate already refuses b_g2_msm = gpu without backend = cuda).
+  virtual curve::G2Jacobian run_b_g2_msm(int /*device*/, const groth16::ProvingKey& /*pk*/,
+                                         const groth16::MsmPlan& /*plan*/) {
+    throw std::logic_error("backend '" + name() +
+                           "' has no device G2 MSM: config key 'b_g2_msm' = gpu needs backend = cuda");
+  }
 };
 
 }  // namespace prooflab::engine

@@ -20,6 +20,8 @@ namespace prooflab::engine {
 enum class LockPolicy { kSingle, kTwoLock, kNone };
 enum class DeallocPolicy { kAsync, kSerialized, kInline };
 enum class FinalizeMode { kInline, kSplit };
+// Where b_g2_msm (the G2 query's batch addition and tail MSM) runs: the groth16 pool on the
+// host (the reference), or the device inside the GPU phase (backend cuda only).
 enum class G2MsmPlacement { kCpu, kGpu };
 
 template <class Enum>

@@ -343,15 +343,19 @@ class Engine {
     auto& be = in_.backend;
     const int job = part.job, idx = part.index;
     const trace::StageTag tag{job, idx, worker, device};
-    // b_g2_msm starts now, from prep_msm's output, and is joined after the GPU lock is
-    // released: the next worker's GPU phase overlaps it.
-    auto b_g2 = groth16_pool_.submit([&, tag] {
-      const SynthesisThrottle::Running running(throttle_);  // THROTTLE_OFF after the stage ends
-      StageScope stage(tl_, Stage::kBG2Msm, tag, &part.row);
-      const curve::G2Jacobian r = groth16::b_g2_msm(in_.pk, part.plan, groth16_pool_);
-      stage.end();
-      return r;
-    });
+    // b_g2_msm = cpu: it starts now, from prep_msm's output, on the groth16 pool and is
+    // joined after the GPU lock is released: the next worker's GPU phase overlaps it.
+    // b_g2_msm = gpu: it runs on the device at the end of the GPU phase (below).
+    const bool g2_on_device = cfg_.b_g2_msm == G2MsmPlacement::kGpu;
+    std::future<curve::G2Jacobian> b_g2;
+    if (!g2_on_device)
+      b_g2 = groth16_pool_.submit([&, tag] {
+        const SynthesisThrottle::Running running(throttle_);  // THROTTLE_OFF after the stage ends
+        StageScope stage(tl_, Stage::kBG2Msm, tag, &part.row);
+        const curve::G2Jacobian r = groth16::b_g2_msm(in_.pk, part.plan, groth16_pool_);
+        stage.end();
+        return r;
+      });
     // The task reads `part`: never leave by an exception before it has finished (a normal
     // return moves the future out, and finalize joins it).
     struct JoinGuard {
@@ -386,6 +390,17 @@ class Engine {
       sums = run_gpu_phase(part, tag, *buffers);
       part.row.vram_peak_bytes = be.vram_peak(device);  // staged buffers and phase scratch
       buffers.reset();  // device memory back before the lock goes
+      if (g2_on_device) {
+        // Inside the lock, after a, b, c are freed: the device's work stays serialised under
+        // `single` (GPU_START..GPU_END covers it) and its scratch has the partition's room.
+        const SynthesisThrottle::Running running(throttle_);
+        StageScope stage(tl_, Stage::kBG2Msm, tag, &part.row);
+        std::promise<curve::G2Jacobian> done;
+        done.set_value(be.run_b_g2_msm(device, in_.pk, part.plan));
+        stage.end();
+        b_g2 = done.get_future();
+        part.row.vram_peak_bytes = std::max(part.row.vram_peak_bytes, be.vram_peak(device));
+      }
     } catch (...) {
       end_gpu_phase();
       throw;

@@ -13,8 +13,12 @@
 // sppark figures in issue 5), the window sums combined on the host; the result at 2^20 and
 // 2^22 is checked against core/msm on the host's cores (`check` in the note).
 //
+// g2_msm rows: the same for G2 (b_g2_msm = gpu), each printed beside core/msm's G2 MSM of the
+// same inputs on the host's cores in this run (one sample: the `cpu_ms` field) and checked
+// against it.
+//
 //   prooflab_gpu_bench [--json FILE] [--reps N] [--max-log K] [--ntt-log K] [--quick] [--only GROUPS]
-//   GROUPS: comma-separated of ntt, h, variants, msm (default: all)
+//   GROUPS: comma-separated of ntt, h, variants, msm, g2_msm (default: all)
 //   --ntt-log K: the ntt and variants rows of size 2^K only (e.g. to profile one size)
 #include <cuda_runtime.h>
 
@@ -36,6 +40,7 @@
 #include "gpu/device_info.hpp"
 #include "gpu/bench/host_inputs.hpp"
 #include "gpu/memory/device_allocator.hpp"
+#include "gpu/msm/g2_msm.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/ntt/cost.hpp"
 #include "gpu/ntt/h.hpp"
@@ -146,6 +151,7 @@ struct Row {
   Stats stats;
   double model_ms = 0, model_compute_ms = 0, model_memory_ms = 0;
   double fr_muls = 0, dram_bytes = 0;
+  double cpu_ms = 0;  // the host's time for the same result, where a row measured it (g2_msm)
   unsigned passes = 0;
   std::string note;
 };
@@ -180,7 +186,7 @@ int main(int argc, char** argv) {
   std::string json_path = "gpu_bench.json";
   unsigned max_log = 26, ntt_log = 0;
   bool quick = false;
-  std::string only = "ntt,h,variants,msm";
+  std::string only = "ntt,h,variants,msm,g2_msm";
   Bench b;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -193,7 +199,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--json FILE] [--reps N>=7] [--max-log K] [--ntt-log K] [--quick] "
-                   "[--only ntt,h,variants,msm]\n",
+                   "[--only ntt,h,variants,msm,g2_msm]\n",
                    argv[0]);
       return 2;
     }
@@ -526,6 +532,75 @@ int main(int argc, char** argv) {
       }
     }
 
+    // ---- G2 MSM: bases resident, scalars from pinned host memory, the CPU beside it ----
+    if (wants("g2_msm")) {
+      std::vector<unsigned> sizes = {20, 22, 24};
+      if (quick) sizes = {20};
+      unsigned top = 0;
+      for (unsigned k : sizes)
+        if (k <= max_log) top = k;
+      if (top > 0) {
+        const std::size_t nmax = std::size_t{1} << top;
+        const auto t_gen = std::chrono::steady_clock::now();
+        const auto host_bases = bench::random_g2_points(nmax, 20261202);
+        std::uint32_t* pinned[2] = {nullptr, nullptr};
+        for (auto& p : pinned) check_cuda(cudaMallocHost(&p, nmax * 32), "cudaMallocHost(scalars)");
+        bench::random_scalars(pinned[0], nmax, 3);
+        bench::random_scalars(pinned[1], nmax, 4);
+        std::printf("g2_msm inputs: %zu random G2 points and 2 x %zu scalars made in %.1f s\n", nmax,
+                    nmax, std::chrono::duration<double>(std::chrono::steady_clock::now() - t_gen).count());
+        memory::DeviceBuffer<msm::G2AffineRaw> d_bases(alloc, nmax, b.stream, "bench_g2_bases");
+        check_cuda(cudaMemcpyAsync(d_bases.get(), host_bases.data(), nmax * sizeof(msm::G2AffineRaw),
+                                   cudaMemcpyHostToDevice, b.stream),
+                   "cudaMemcpyAsync(g2 bases)");
+        memory::DeviceBuffer<std::uint32_t> d_scalars(alloc, 8 * nmax, b.stream, "bench_g2_scalars");
+        // Fp multiplications of one G2 mixed addition (8M + 2S over Fp2: 8·3 + 2·2) and of one
+        // full addition (12M + 2S: 40); the multiply-adds of one Fp multiplication as for G1.
+        const double imad_per_fp_mul = 4.0 * 144 + 24;
+        const auto g2_case = [&](unsigned log_n) {
+          const std::size_t n = std::size_t{1} << log_n;
+          msm::MsmShape shape;
+          msm::G2XyzzRaw last{};
+          Row r;
+          r.name = "g2_msm";
+          r.log_n = log_n;
+          r.stats = b.measure([](int) {}, [&](int rep) {
+            check_cuda(cudaMemcpyAsync(d_scalars.get(), pinned[rep & 1], n * 32,
+                                       cudaMemcpyHostToDevice, b.stream),
+                       "cudaMemcpyAsync(scalars)");
+            last = msm::g2_run_indexed(alloc, d_bases.get(), nullptr, d_scalars.get(), n, b.stream,
+                                       {}, "bench_g2_msm", &shape);
+          });
+          std::ostringstream v;
+          v << "c" << shape.window_bits << " W" << shape.windows << " K"
+            << (shape.entries + shape.chunks - 1) / shape.chunks;
+          r.variant = v.str();
+          const double madds = double(n) * shape.windows;
+          const double fp_muls = madds * 28 + 2.0 * shape.windows * shape.buckets * 40;
+          r.model_ms = r.model_compute_ms = fp_muls * imad_per_fp_mul / imad_rate * 1e3;
+          std::ostringstream os;
+          os << madds / (r.stats.median * 1e-3) / 1e9 << " G bucket-adds/s; scratch "
+             << shape.scratch_bytes / double(1 << 20) << " MiB; phases (last rep) ms:";
+          for (int ph = 0; ph < msm::MsmShape::kPhases; ++ph)
+            os << " " << msm::MsmShape::kPhaseNames[ph] << " " << shape.phase_ms[ph];
+          double cpu_s = 0;
+          const int last_rep = b.warmup + b.reps - 1;
+          const bool ok = bench::equals_cpu_g2_msm(host_bases, pinned[last_rep & 1], n, last, &cpu_s);
+          r.cpu_ms = cpu_s * 1e3;
+          os << "; CPU (core/msm, " << bench::host_threads() << " threads) " << r.cpu_ms
+             << " ms = " << r.cpu_ms / r.stats.median << "x the device; check vs core/msm: "
+             << (ok ? "PASS" : "FAIL");
+          if (!ok) std::fprintf(stderr, "G2 MSM 2^%u: device result differs from core/msm\n", log_n);
+          r.note = os.str();
+          rows.push_back(r);
+          print_row(r);
+        };
+        for (unsigned k : sizes)
+          if (k <= max_log) g2_case(k);
+        for (auto* p : pinned) cudaFreeHost(p);
+      }
+    }
+
     // ---- JSON ----
     FILE* f = std::fopen(json_path.c_str(), "w");
     if (!f) {
@@ -549,10 +624,10 @@ int main(int argc, char** argv) {
       std::fprintf(f, "    {\"name\": \"%s\", \"variant\": \"%s\", \"log_n\": %u, \"median_ms\": %.6f, "
                    "\"min_ms\": %.6f, \"max_ms\": %.6f, \"mean_ms\": %.6f, \"model_ms\": %.6f, "
                    "\"model_compute_ms\": %.6f, \"model_memory_ms\": %.6f, \"fr_muls\": %.6g, "
-                   "\"dram_bytes\": %.6g, \"passes\": %u, \"plan\": \"%s\", \"note\": \"%s\", \"samples_ms\": [",
+                   "\"dram_bytes\": %.6g, \"cpu_ms\": %.6f, \"passes\": %u, \"plan\": \"%s\", \"note\": \"%s\", \"samples_ms\": [",
                    r.name.c_str(), json_escape(r.variant).c_str(), r.log_n, r.stats.median,
                    r.stats.min, r.stats.max, r.stats.mean, r.model_ms, r.model_compute_ms,
-                   r.model_memory_ms, r.fr_muls, r.dram_bytes, r.passes, json_escape(r.plan).c_str(),
+                   r.model_memory_ms, r.fr_muls, r.dram_bytes, r.cpu_ms, r.passes, json_escape(r.plan).c_str(),
                    json_escape(r.note).c_str());
       for (std::size_t j = 0; j < r.stats.ms.size(); ++j)
         std::fprintf(f, "%s%.6f", j ? ", " : "", r.stats.ms[j]);

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "core/curve/g1.hpp"
+#include "core/curve/g2.hpp"
 #include "core/curve/random_points.hpp"
 #include "core/curve/scalar_mul.hpp"
 #include "core/field/fr.hpp"
@@ -54,5 +55,28 @@ bool equals_cpu_msm(const std::vector<msm::G1AffineRaw>& bases, const std::uint3
   if (cpu_seconds) *cpu_seconds = prooflab::trace::seconds_since(t0);
   return cpu.to_affine() == msm::to_jacobian(device_result).to_affine();
 }
+
+std::vector<msm::G2AffineRaw> random_g2_points(std::size_t n, std::uint64_t seed) {
+  std::vector<msm::G2AffineRaw> out(n);
+  static_assert(sizeof(curve::G2Affine) == sizeof(msm::G2AffineRaw));
+  curve::fill_random_points<curve::G2Curve>(
+      std::span(reinterpret_cast<curve::G2Affine*>(out.data()), n), curve::g2_generator(), seed,
+      pool());
+  return out;
+}
+
+bool equals_cpu_g2_msm(const std::vector<msm::G2AffineRaw>& bases, const std::uint32_t* scalars,
+                       std::size_t n, const msm::G2XyzzRaw& device_result, double* cpu_seconds) {
+  std::vector<curve::G2Affine> b(n);
+  std::memcpy(b.data(), bases.data(), n * sizeof(curve::G2Affine));
+  std::vector<prooflab::msm::Scalar> k(n);
+  std::memcpy(k.data(), scalars, n * 32);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto cpu = prooflab::msm::msm<curve::G2Curve>(b, k, pool());
+  if (cpu_seconds) *cpu_seconds = prooflab::trace::seconds_since(t0);
+  return cpu.to_affine() == msm::to_jacobian(device_result).to_affine();
+}
+
+unsigned host_threads() { return static_cast<unsigned>(pool().size()); }
 
 }  // namespace prooflab::gpu::bench

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpu/msm/g2_msm.hpp"
 #include "gpu/msm/msm.hpp"
 
 namespace prooflab::gpu::bench {
@@ -18,5 +19,13 @@ void random_scalars(std::uint32_t* out, std::size_t n, std::uint64_t seed);
 // Σ k_i·P_i on all host cores (core/msm), and whether it equals the device's XYZZ result.
 bool equals_cpu_msm(const std::vector<msm::G1AffineRaw>& bases, const std::uint32_t* scalars,
                     std::size_t n, const msm::G1XyzzRaw& device_result, double* cpu_seconds);
+
+// The same for G2 (the g2_msm rows): n random points of G2's subgroup, and whether core/msm's
+// G2 MSM on all host cores equals the device's result (its time in *cpu_seconds).
+std::vector<msm::G2AffineRaw> random_g2_points(std::size_t n, std::uint64_t seed);
+bool equals_cpu_g2_msm(const std::vector<msm::G2AffineRaw>& bases, const std::uint32_t* scalars,
+                       std::size_t n, const msm::G2XyzzRaw& device_result, double* cpu_seconds);
+// Host cores the CPU figures ran on.
+unsigned host_threads();
 
 }  // namespace prooflab::gpu::bench

@@ -118,6 +118,8 @@ struct ResidentKey {
   KeyId id;
   bool streamed = false;
   std::unique_ptr<msm::DeviceBases> h, l, a, b_g1;
+  // The G2 query, uploaded by the first run_b_g2_msm (b_g2_msm = gpu) and kept.
+  std::unique_ptr<msm::G2DeviceBases> b_g2;
   // A streamed key's host vectors, page-locked (cudaHostRegister) so their uploads run at
   // full PCIe speed and overlap the MSMs; unregistered when the key is dropped.
   std::vector<const void*> registered;
@@ -311,23 +313,30 @@ curve::G1Jacobian ones_sum(Lane& lane, const msm::DeviceBases& bases, const std:
 
 // Σ tail_scalars[i]·query[tail_index[i]]: the tail's positions and scalars are uploaded
 // (4 + 32 bytes a point) and the MSM gathers its points from the resident query, in chunks
-// of at most `chunk` points (stage tail_msm).
-curve::G1Jacobian tail_sum(Lane& lane, const msm::DeviceBases& query,
-                           const groth16::QueryPlan<curve::G1Curve>& q, std::size_t chunk) {
+// of at most `chunk` points; run_chunk(index, scalars) is one device MSM (G1 or G2).
+template <class Curve, class RunChunk>
+curve::Jacobian<Curve> tail_sum(const groth16::QueryPlan<Curve>& q, std::size_t chunk,
+                                const char* stage, RunChunk&& run_chunk) {
   if (q.tail_index.size() != q.tail_scalars.size())
-    throw std::invalid_argument("tail_msm: " + std::to_string(q.tail_index.size()) +
+    throw std::invalid_argument(std::string(stage) + ": " + std::to_string(q.tail_index.size()) +
                                 " base positions and " + std::to_string(q.tail_scalars.size()) +
                                 " scalars");
-  curve::G1Jacobian sum = curve::G1Jacobian::infinity();
+  auto sum = curve::Jacobian<Curve>::infinity();
   const std::span<const std::uint32_t> index(q.tail_index);
   const std::span<const ::prooflab::msm::Scalar> scalars(q.tail_scalars);
   for (std::size_t i = 0; i < index.size(); i += chunk) {
     const std::size_t len = std::min(chunk, index.size() - i);
-    sum = sum.add(msm::msm_indexed(*lane.msm, query.data(), index.subspan(i, len),
-                                   scalars.subspan(i, len), lane.stream, msm::MsmOptions{},
-                                   "tail_msm"));
+    sum = sum.add(run_chunk(index.subspan(i, len), scalars.subspan(i, len)));
   }
   return sum;
+}
+
+curve::G1Jacobian tail_sum(Lane& lane, const msm::DeviceBases& query,
+                           const groth16::QueryPlan<curve::G1Curve>& q, std::size_t chunk) {
+  return tail_sum(q, chunk, "tail_msm", [&](auto index, auto scalars) {
+    return msm::msm_indexed(*lane.msm, query.data(), index, scalars, lane.stream, msm::MsmOptions{},
+                            "tail_msm");
+  });
 }
 
 }  // namespace
@@ -529,6 +538,47 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     throw engine_oom(device, e);
   }
   return sums;
+}
+
+curve::G2Jacobian CudaBackend::run_b_g2_msm(int device, const groth16::ProvingKey& pk,
+                                            const groth16::MsmPlan& plan) {
+  Device& d = device_at(device);
+  const auto& q = plan.b_g2;
+  if (q.ones.size() * 64 < pk.b_g2.size())
+    throw std::invalid_argument("b_g2_msm: a bitmap of " + std::to_string(q.ones.size()) +
+                                " words for " + std::to_string(pk.b_g2.size()) + " G2 bases");
+  const std::size_t n = pk.h.size() + 1;  // the domain: H has n - 1 bases
+  DeviceScope scope(device);
+  try {
+    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n));
+    if (key->streamed)
+      throw std::runtime_error(
+          "b_g2_msm on device " + std::to_string(device) +
+          ": the proving key does not fit the device beside a partition (its G1 queries stream "
+          "from host memory), so its G2 query cannot stay resident; use config key "
+          "'b_g2_msm' = cpu or a larger 'vram_limit'");
+    const msm::G2DeviceBases* query = nullptr;
+    {
+      std::lock_guard lock(d.key_mu);
+      if (!key->b_g2)
+        key->b_g2 = std::make_unique<msm::G2DeviceBases>(*d.alloc, std::span(pk.b_g2), d.service,
+                                                         "pk_b_g2_bases");
+      query = key->b_g2.get();
+    }
+    LaneLease lane(d);
+    const curve::G2Jacobian ones =
+        query->size() == 0 ? curve::G2Jacobian::infinity()
+                           : msm::g2_sum_selected(*d.alloc, query->data(), query->size(),
+                                                  std::span(q.ones), lane->stream, "b_g2_msm");
+    const curve::G2Jacobian tail =
+        tail_sum(q, tail_chunk(n), "b_g2_msm", [&](auto index, auto scalars) {
+          return msm::g2_msm_indexed(*d.alloc, query->data(), index, scalars, lane->stream,
+                                     msm::MsmOptions{}, "b_g2_msm");
+        });
+    return ones.add(tail);
+  } catch (const DeviceOutOfMemory& e) {
+    throw engine_oom(device, e);
+  }
 }
 
 }  // namespace prooflab::gpu::engine

@@ -62,6 +62,12 @@ class CudaBackend final : public prooflab::engine::Backend {
                                       prooflab::engine::DeviceBuffers& buffers,
                                       const groth16::MsmPlan& plan,
                                       const trace::SubstageHook& on_substage) override;
+  // b_g2_msm = gpu: the key's G2 query uploaded by the first call and kept beside its G1
+  // queries (stage pk_b_g2_bases), then the ones' batch addition and the tail MSM gathered
+  // from it in chunks of tail_chunk(n) (stage b_g2_msm), on a lane of its own. A key that
+  // streams (streams_key) is refused with an error naming b_g2_msm.
+  curve::G2Jacobian run_b_g2_msm(int device, const groth16::ProvingKey& pk,
+                                 const groth16::MsmPlan& plan) override;
 
   // The allocator's high-water mark on a device (bytes accounted, scratch included) and its
   // reset to the current use: what a phase really took, to check partition_vram_bytes by.

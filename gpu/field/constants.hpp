@@ -24,12 +24,15 @@
 // gpu_msm_simulation_test.cpp took over 130 CPU-seconds to compile instead of 9
 // (results/2026-12-01-fresh-build.md). No production host code does device arithmetic
 // (gpu/ntt/tables.cpp and h_host.cpp share the layout only).
+// PROOFLAB_HD_NOINLINE: a step compiled once and called (gpu/msm/xyzz.cuh, G2's point ops).
 #if defined(__CUDACC__)
 #define PROOFLAB_HD __host__ __device__
 #define PROOFLAB_HDI __host__ __device__ __forceinline__
+#define PROOFLAB_HD_NOINLINE __host__ __device__ __noinline__
 #else
 #define PROOFLAB_HD
 #define PROOFLAB_HDI inline
+#define PROOFLAB_HD_NOINLINE inline
 #endif
 
 namespace prooflab::gpu::field {

@@ -1,17 +1,15 @@
-// Msm::run and Msm::sum_selected: the phases of pippenger.cuh in order on one stream, scratch
-// from the budgeted allocator, the window sums combined on the host with core's arithmetic
-// (Horner: W·c doublings, microseconds on the CPU, milliseconds for one device thread).
+// Msm::run and Msm::sum_selected for G1 (pippenger_run.hpp: the phases of pippenger.cuh in
+// order on one stream, scratch from the budgeted allocator, the window sums combined on the
+// host with core's arithmetic — Horner: W·c doublings, microseconds on the CPU, milliseconds
+// for one device thread), and the streamed variants.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <stdexcept>
-#include <vector>
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_host.hpp"
-#include "gpu/msm/msm_kernels.hpp"
-#include "gpu/msm/plan.hpp"
+#include "gpu/msm/pippenger_run.hpp"
 
 namespace prooflab::gpu::msm {
 namespace {
@@ -19,70 +17,13 @@ namespace {
 static_assert(sizeof(curve::G1Affine) == sizeof(Affine32) && sizeof(Affine32) == sizeof(G1AffineRaw));
 static_assert(sizeof(Xyzz32) == sizeof(G1XyzzRaw));
 
+using run_detail::scratch;
+
 G1XyzzRaw as_raw(const Xyzz32& p) {
   G1XyzzRaw r;
   std::memcpy(&r, &p, sizeof r);
   return r;
 }
-
-template <class T>
-memory::DeviceBuffer<T> scratch(memory::DeviceAllocator& alloc, std::size_t count, cudaStream_t s,
-                                const char* stage) {
-  return memory::DeviceBuffer<T>(alloc, count ? count : 1, s, stage);
-}
-
-// Sums `count` device points to one, in rounds of 512 per block; returns it to the host.
-Xyzz32 reduce_to_one(memory::DeviceAllocator& alloc, const Xyzz32* in, std::size_t count,
-                     cudaStream_t stream, const char* stage) {
-  constexpr std::size_t kPerBlock = 512;
-  memory::DeviceBuffer<Xyzz32> a;  // frees are stream-ordered: after the kernels reading them
-  const Xyzz32* cur = in;
-  while (count > 1) {
-    const std::size_t blocks = (count + kPerBlock - 1) / kPerBlock;
-    auto next = scratch<Xyzz32>(alloc, blocks, stream, stage);
-    kernels::sum_points(cur, count, kPerBlock, blocks, next.get(), stream);
-    a = std::move(next);
-    cur = a.get();
-    count = blocks;
-  }
-  Xyzz32 out;
-  check_cuda(cudaMemcpyAsync(&out, cur, sizeof out, cudaMemcpyDeviceToHost, stream),
-             "cudaMemcpyAsync(msm sum)");
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(msm sum)");
-  return out;
-}
-
-// Events between the phases when the caller asked for a shape (else no-ops).
-class PhaseClock {
- public:
-  PhaseClock(bool on, cudaStream_t s) : on_(on), stream_(s) {
-    if (!on_) return;
-    for (auto& e : ev_) check_cuda(cudaEventCreate(&e), "cudaEventCreate(msm phase)");
-    mark();
-  }
-  ~PhaseClock() {
-    if (on_)
-      for (auto& e : ev_) cudaEventDestroy(e);
-  }
-  void mark() {
-    if (on_ && used_ < kEvents) check_cuda(cudaEventRecord(ev_[used_++], stream_), "cudaEventRecord");
-  }
-  // After the stream is synchronised: the intervals between consecutive marks.
-  void read(double* ms, int count) const {
-    for (int i = 0; on_ && i < count && i + 1 < used_; ++i) {
-      float t = 0;
-      check_cuda(cudaEventElapsedTime(&t, ev_[i], ev_[i + 1]), "cudaEventElapsedTime");
-      ms[i] = t;
-    }
-  }
-
- private:
-  static constexpr int kEvents = MsmShape::kPhases;  // the last phase is host time
-  bool on_;
-  cudaStream_t stream_;
-  cudaEvent_t ev_[kEvents] = {};
-  int used_ = 0;
-};
 
 }  // namespace
 
@@ -90,66 +31,8 @@ G1XyzzRaw Msm::run_indexed(const G1AffineRaw* d_bases, const std::uint32_t* d_in
                            const std::uint32_t* d_scalars, std::size_t n, cudaStream_t stream,
                            const MsmOptions& opts, const char* stage, MsmShape* shape) {
   if (n == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
-  const RunPlan p = make_run_plan(n, opts);
-  const std::size_t temp_bytes = kernels::sort_temp_bytes(p.entries, p.end_bit);
-  auto keys0 = scratch<std::uint32_t>(alloc_, p.entries, stream, stage);
-  auto keys1 = scratch<std::uint32_t>(alloc_, p.entries, stream, stage);
-  auto vals0 = scratch<std::uint32_t>(alloc_, p.entries, stream, stage);
-  auto vals1 = scratch<std::uint32_t>(alloc_, p.entries, stream, stage);
-  auto temp = scratch<std::uint8_t>(alloc_, temp_bytes, stream, stage);
-  PhaseClock clock(shape != nullptr, stream);
-  kernels::digits(p.digits, d_scalars, n, keys0.get(), vals0.get(), stream);
-  clock.mark();
-  const int sel = kernels::sort_pairs(keys0.get(), keys1.get(), vals0.get(), vals1.get(), p.entries,
-                                      p.end_bit, temp.get(), temp_bytes, stream);
-  clock.mark();
-  temp.reset();
-  auto buckets = scratch<Xyzz32>(alloc_, p.bucket_count(), stream, stage);
-  auto heads = scratch<Xyzz32>(alloc_, p.chunks, stream, stage);
-  auto tails = scratch<Xyzz32>(alloc_, p.chunks, stream, stage);
-  check_cuda(cudaMemsetAsync(buckets.get(), 0, p.bucket_count() * sizeof(Xyzz32), stream),
-             "cudaMemsetAsync(msm buckets)");  // ZZ = 0: every bucket starts at infinity
-  const ChunkArgs ca = chunk_args(p, sel ? keys1.get() : keys0.get(), sel ? vals1.get() : vals0.get(),
-                                  d_bases, d_index, buckets.get(), heads.get(), tails.get());
-  kernels::accumulate(ca, p.chunks, p.accumulate_min_blocks, stream);
-  clock.mark();
-  kernels::fixup(ca, p.chunks, stream);
-  clock.mark();
-  keys0.reset();
-  keys1.reset();
-  vals0.reset();
-  vals1.reset();
-  heads.reset();
-  tails.reset();
-
-  auto segs = scratch<Xyzz32>(alloc_, p.reduce_threads(), stream, stage);
-  ReduceArgs ra{buckets.get(), p.digits.buckets, p.segment, p.segments, segs.get()};
-  kernels::reduce(ra, p.reduce_threads(), stream);
-  clock.mark();
-  buckets.reset();
-  auto window_sums = scratch<Xyzz32>(alloc_, p.digits.windows, stream, stage);
-  kernels::sum_points(segs.get(), p.reduce_threads(), p.segments, p.digits.windows,
-                      window_sums.get(), stream);
-  std::vector<G1XyzzRaw> host(p.digits.windows);
-  check_cuda(cudaMemcpyAsync(host.data(), window_sums.get(), host.size() * sizeof(Xyzz32),
-                             cudaMemcpyDeviceToHost, stream),
-             "cudaMemcpyAsync(msm window sums)");
-  clock.mark();
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(msm)");
-  const auto t_host = std::chrono::steady_clock::now();
-  const G1XyzzRaw result = to_raw(combine_windows(host, p.digits.c));
-  if (shape) {
-    clock.read(shape->phase_ms, MsmShape::kPhases - 1);
-    shape->phase_ms[MsmShape::kPhases - 1] =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_host).count();
-    shape->window_bits = p.digits.c;
-    shape->windows = p.digits.windows;
-    shape->buckets = p.digits.buckets;
-    shape->entries = p.entries;
-    shape->chunks = p.chunks;
-    shape->scratch_bytes = scratch_bytes(n, opts);
-  }
-  return result;
+  return run_detail::run_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(
+      alloc_, d_bases, d_index, d_scalars, n, stream, opts, kDefaultAccumulateMinBlocks, stage, shape);
 }
 
 // Runs fn(device batch, first, len) over the batches of host points [0, n): batch b + 1 is
@@ -247,14 +130,9 @@ G1XyzzRaw Msm::sum_selected_streamed(const G1AffineRaw* h_bases, const std::uint
 G1XyzzRaw Msm::sum_selected(const G1AffineRaw* d_bases, const std::uint64_t* d_bitmap,
                             std::size_t n, cudaStream_t stream, const char* stage) {
   if (n == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
-  constexpr std::size_t kMaxThreads = std::size_t{1} << 16;
-  const std::size_t words = (n + 63) / 64;
-  const std::size_t per_thread = (words + kMaxThreads - 1) / kMaxThreads;
-  const std::size_t threads = (words + per_thread - 1) / per_thread;
-  auto partial = scratch<Xyzz32>(alloc_, threads, stream, stage);
-  kernels::bitmap_sum(reinterpret_cast<const Affine32*>(d_bases), d_bitmap, n, per_thread, threads,
-                      partial.get(), stream);
-  return as_raw(reduce_to_one(alloc_, partial.get(), threads, stream, stage));
+  const Xyzz32 s = run_detail::sum_selected_on_device<Xyzz32>(
+      alloc_, reinterpret_cast<const Affine32*>(d_bases), d_bitmap, n, stream, stage);
+  return as_raw(s);
 }
 
 }  // namespace prooflab::gpu::msm

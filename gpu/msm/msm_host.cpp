@@ -1,8 +1,11 @@
 #include "gpu/msm/msm_host.hpp"
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "gpu/cuda_check.hpp"
+#include "gpu/msm/core_points.hpp"
 
 namespace prooflab::gpu::msm {
 namespace {
@@ -20,40 +23,18 @@ memory::DeviceBuffer<T> upload(memory::DeviceAllocator& alloc, std::span<const T
 
 }  // namespace
 
-curve::Xyzz<curve::G1Curve> to_core(const G1XyzzRaw& p) {
-  curve::Xyzz<curve::G1Curve> x;
-  static_assert(sizeof x == sizeof p);
-  std::memcpy(&x, &p, sizeof x);
-  return x;
-}
+curve::Xyzz<curve::G1Curve> to_core(const G1XyzzRaw& p) { return xyzz_from_raw<curve::G1Curve>(p); }
 
-G1XyzzRaw to_raw(const curve::Xyzz<curve::G1Curve>& p) {
-  G1XyzzRaw r;
-  std::memcpy(&r, &p, sizeof r);
-  return r;
-}
+G1XyzzRaw to_raw(const curve::Xyzz<curve::G1Curve>& p) { return xyzz_to_raw<G1XyzzRaw>(p); }
 
 curve::G1Jacobian to_jacobian(const G1XyzzRaw& p) { return to_core(p).to_jacobian(); }
 
-curve::Xyzz<curve::G1Curve> combine_windows(std::span<const G1XyzzRaw> sums, unsigned c) {
-  auto acc = curve::Xyzz<curve::G1Curve>::infinity();
-  for (std::size_t w = sums.size(); w-- > 0;) {
-    for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
-    acc = acc.add(to_core(sums[w]));
-  }
-  return acc;
+curve::G2Jacobian to_jacobian(const G2XyzzRaw& p) {
+  return xyzz_from_raw<curve::G2Curve>(p).to_jacobian();
 }
 
-DeviceBases::DeviceBases(memory::DeviceAllocator& alloc, std::span<const curve::G1Affine> points,
-                         cudaStream_t stream, const char* stage)
-    : buf_(alloc, points.empty() ? 1 : points.size(), stream, stage) {
-  static_assert(sizeof(curve::G1Affine) == sizeof(G1AffineRaw));
-  if (!points.empty())
-    check_cuda(cudaMemcpyAsync(buf_.get(), points.data(), points.size_bytes(),
-                               cudaMemcpyHostToDevice, stream),
-               "cudaMemcpyAsync(msm bases)");
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(msm bases)");
-  count_ = points.size();
+curve::Xyzz<curve::G1Curve> combine_windows(std::span<const G1XyzzRaw> sums, unsigned c) {
+  return combine_window_sums<curve::G1Curve>(sums, c);
 }
 
 curve::G1Jacobian msm(Msm& engine, const G1AffineRaw* d_bases,
@@ -123,6 +104,41 @@ curve::G1Jacobian sum_selected_streamed(Msm& engine, std::span<const curve::G1Af
   return to_jacobian(engine.sum_selected_streamed(reinterpret_cast<const G1AffineRaw*>(bases.data()),
                                                   d_bitmap.get(), bases.size(), batch, stream,
                                                   stage));
+}
+
+curve::G2Jacobian g2_msm_indexed(memory::DeviceAllocator& alloc, const G2AffineRaw* d_bases,
+                                 std::span<const std::uint32_t> index,
+                                 std::span<const prooflab::msm::Scalar> scalars,
+                                 cudaStream_t stream, const MsmOptions& opts, const char* stage) {
+  if (!index.empty() && index.size() != scalars.size())
+    throw std::invalid_argument("gpu g2 msm: " + std::to_string(index.size()) + " indices and " +
+                                std::to_string(scalars.size()) + " scalars");
+  auto d_index = upload(alloc, index, stream, stage);
+  auto d_scalars = upload(alloc, scalars, stream, stage);
+  return to_jacobian(g2_run_indexed(alloc, d_bases, index.empty() ? nullptr : d_index.get(),
+                                    reinterpret_cast<const std::uint32_t*>(d_scalars.get()),
+                                    scalars.size(), stream, opts, stage));
+}
+
+curve::G2Jacobian g2_msm_from_host(memory::DeviceAllocator& alloc,
+                                   std::span<const curve::G2Affine> bases,
+                                   std::span<const prooflab::msm::Scalar> scalars,
+                                   cudaStream_t stream, const MsmOptions& opts) {
+  if (bases.size() != scalars.size())
+    throw std::invalid_argument("gpu g2 msm: " + std::to_string(bases.size()) + " bases and " +
+                                std::to_string(scalars.size()) + " scalars");
+  G2DeviceBases d(alloc, bases, stream);
+  return g2_msm_indexed(alloc, d.data(), {}, scalars, stream, opts);
+}
+
+curve::G2Jacobian g2_sum_selected(memory::DeviceAllocator& alloc, const G2AffineRaw* d_bases,
+                                  std::size_t n, std::span<const std::uint64_t> bitmap,
+                                  cudaStream_t stream, const char* stage) {
+  if (bitmap.size() * 64 < n)
+    throw std::invalid_argument("gpu g2 batch_add: bitmap of " + std::to_string(bitmap.size()) +
+                                " words for " + std::to_string(n) + " bases");
+  auto d_bitmap = upload(alloc, bitmap, stream, stage);
+  return to_jacobian(g2_sum_selected(alloc, d_bases, d_bitmap.get(), n, stream, stage));
 }
 
 }  // namespace prooflab::gpu::msm

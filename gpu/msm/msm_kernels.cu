@@ -4,15 +4,10 @@
 #include <stdexcept>
 
 #include "gpu/cuda_check.hpp"
+#include "gpu/msm/msm_block_sums.cuh"
 
 namespace prooflab::gpu::msm::kernels {
 namespace {
-
-constexpr unsigned kThreads = 128;
-
-unsigned grid_for(std::size_t threads) {
-  return static_cast<unsigned>((threads + kThreads - 1) / kThreads);
-}
 
 __global__ void digits_kernel(DigitPlan plan, const std::uint32_t* scalars, std::size_t n,
                               std::uint32_t* keys, std::uint32_t* vals) {
@@ -24,17 +19,17 @@ __global__ void digits_kernel(DigitPlan plan, const std::uint32_t* scalars, std:
 // 3 → 168 (the default; 12 warps per SM), 4 → 128 (spills; 6 % slower on the H200).
 template <int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
-    accumulate_kernel(ChunkArgs args, std::size_t chunks) {
+    accumulate_kernel(ChunkArgs<Xyzz32> args, std::size_t chunks) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t < chunks) accumulate_chunk(args, t);
 }
 
-__global__ void __launch_bounds__(kThreads) fixup_kernel(ChunkArgs args, std::size_t chunks) {
+__global__ void __launch_bounds__(kThreads) fixup_kernel(ChunkArgs<Xyzz32> args, std::size_t chunks) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t < chunks) fixup_chunk(args, t);
 }
 
-__global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs args, std::size_t threads) {
+__global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs<Xyzz32> args, std::size_t threads) {
   const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (g < threads) reduce_segment(args, g);
 }
@@ -42,32 +37,13 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs args, std::
 __global__ void __launch_bounds__(kThreads)
     sum_points_kernel(const Xyzz32* in, std::size_t count, std::size_t per_block, Xyzz32* out) {
   __shared__ Xyzz32 sh[kThreads];
-  const std::size_t begin = blockIdx.x * per_block;
-  const std::size_t end = begin + per_block < count ? begin + per_block : count;
-  Xyzz32 acc = Xyzz32::infinity();
-  for (std::size_t i = begin + threadIdx.x; i < end; i += kThreads) acc.add(in[i]);
-  sh[threadIdx.x] = acc;
-  __syncthreads();
-  for (unsigned s = kThreads / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) {
-      Xyzz32 v = sh[threadIdx.x];
-      v.add(sh[threadIdx.x + s]);
-      sh[threadIdx.x] = v;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+  sum_points_block(sh, in, count, per_block, out);
 }
 
 __global__ void __launch_bounds__(kThreads)
     bitmap_sum_kernel(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
                       std::size_t words_per_thread, std::size_t threads, Xyzz32* out) {
-  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (t >= threads) return;
-  const std::size_t words = (n + 63) / 64;
-  const std::size_t first = t * words_per_thread;
-  const std::size_t last = first + words_per_thread < words ? first + words_per_thread : words;
-  out[t] = first < last ? sum_bitmap_range(bases, bitmap, n, first, last) : Xyzz32::infinity();
+  bitmap_sum_thread(bases, bitmap, n, words_per_thread, threads, out);
 }
 
 }  // namespace
@@ -98,7 +74,7 @@ int sort_pairs(std::uint32_t* keys0, std::uint32_t* keys1, std::uint32_t* vals0,
   return k.selector;
 }
 
-void accumulate(const ChunkArgs& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream) {
+void accumulate(const ChunkArgs<Xyzz32>& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream) {
   const unsigned g = grid_for(chunks);
   switch (min_blocks) {
     case 2: accumulate_kernel<2><<<g, kThreads, 0, stream>>>(args, chunks); break;
@@ -109,12 +85,12 @@ void accumulate(const ChunkArgs& args, std::size_t chunks, unsigned min_blocks, 
   check_launch("msm accumulate_kernel");
 }
 
-void fixup(const ChunkArgs& args, std::size_t chunks, cudaStream_t stream) {
+void fixup(const ChunkArgs<Xyzz32>& args, std::size_t chunks, cudaStream_t stream) {
   fixup_kernel<<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks);
   check_launch("msm fixup_kernel");
 }
 
-void reduce(const ReduceArgs& args, std::size_t threads, cudaStream_t stream) {
+void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t stream) {
   reduce_kernel<<<grid_for(threads), kThreads, 0, stream>>>(args, threads);
   check_launch("msm reduce_kernel");
 }

@@ -1,4 +1,5 @@
 // Launchers of the MSM phases (pippenger.cuh) on a stream; msm.cpp sequences them. C++17.
+// Phases 3-6 come in a G1 overload (msm_kernels.cu) and a G2 one (msm_g2_kernels.cu).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,15 +22,25 @@ int sort_pairs(std::uint32_t* keys0, std::uint32_t* keys1, std::uint32_t* vals0,
                std::size_t entries, int end_bit, void* temp, std::size_t temp_bytes,
                cudaStream_t stream);
 
-// min_blocks: resident 128-thread blocks per SM the compiler must allow (2, 3 or 4).
-void accumulate(const ChunkArgs& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream);
-void fixup(const ChunkArgs& args, std::size_t chunks, cudaStream_t stream);
-void reduce(const ReduceArgs& args, std::size_t threads, cudaStream_t stream);
+// min_blocks: resident 128-thread blocks per SM the compiler must allow (G1: 2, 3 or 4;
+// G2, whose bucket alone is 96 registers: 2).
+void accumulate(const ChunkArgs<Xyzz32>& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream);
+void fixup(const ChunkArgs<Xyzz32>& args, std::size_t chunks, cudaStream_t stream);
+void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t stream);
 // out[b] = Σ in[b·per_block, min(count, (b+1)·per_block)) for b < blocks.
 void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
                 Xyzz32* out, cudaStream_t stream);
 // out[t] = Σ of the selected bases of bitmap words [t·words_per_thread, …).
 void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
                 std::size_t words_per_thread, std::size_t threads, Xyzz32* out, cudaStream_t stream);
+
+void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned min_blocks,
+                cudaStream_t stream);
+void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t stream);
+void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, cudaStream_t stream);
+void sum_points(const G2Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
+                G2Xyzz32* out, cudaStream_t stream);
+void bitmap_sum(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
+                std::size_t words_per_thread, std::size_t threads, G2Xyzz32* out, cudaStream_t stream);
 
 }  // namespace prooflab::gpu::msm::kernels

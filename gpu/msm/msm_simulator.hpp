@@ -1,8 +1,9 @@
 // Runs the device MSM's phases (pippenger.cuh) on the host, thread after thread, with the
 // kernels' own per-thread functions and the field arithmetic's emulated carry chain; the sort
 // is std::stable_sort. Tests use it to check digits, chunk boundaries, the fix-up, the
-// segmented reduction and the plan against core/msm without a GPU. It cannot see races
-// (compute-sanitizer's racecheck covers those on the device). Slow: small n only.
+// segmented reduction and the plan against core/msm without a GPU, for G1 (simulate_msm) and
+// G2 (simulate_g2_msm). It cannot see races (compute-sanitizer's racecheck covers those on
+// the device). Slow: small n only.
 #pragma once
 
 #include <algorithm>
@@ -11,18 +12,21 @@
 #include <span>
 #include <vector>
 
+#include "gpu/msm/core_points.hpp"
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm/plan.hpp"
 
 namespace prooflab::gpu::msm {
 
 // index empty: Σ scalars[i]·bases[i]; else Σ scalars[i]·bases[index[i]] (run_indexed).
-inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
-                                      std::span<const prooflab::msm::Scalar> scalars,
-                                      const MsmOptions& opts = {},
-                                      std::span<const std::uint32_t> index = {}) {
+// Bucket: XyzzPoint over Curve's field; Raw: its core layout.
+template <class Curve, class Bucket, class Raw>
+curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> bases,
+                                          std::span<const prooflab::msm::Scalar> scalars,
+                                          const MsmOptions& opts,
+                                          std::span<const std::uint32_t> index) {
   const std::size_t n = scalars.size();
-  if (n == 0) return curve::G1Jacobian::infinity();
+  if (n == 0) return curve::Jacobian<Curve>::infinity();
   const RunPlan p = make_run_plan(n, opts);
   std::vector<std::uint32_t> keys(p.entries), vals(p.entries);
   for (std::size_t i = 0; i < n; ++i)
@@ -36,32 +40,59 @@ inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
     sk[i] = keys[order[i]];
     sv[i] = vals[order[i]];
   }
-  std::vector<Xyzz32> buckets(p.bucket_count()), heads(p.chunks), tails(p.chunks);
-  std::memset(buckets.data(), 0, buckets.size() * sizeof(Xyzz32));  // as cudaMemsetAsync does
-  const ChunkArgs ca = chunk_args(p, sk.data(), sv.data(), bases.data(),
-                                  index.empty() ? nullptr : index.data(), buckets.data(),
-                                  heads.data(), tails.data());
+  std::vector<Bucket> buckets(p.bucket_count()), heads(p.chunks), tails(p.chunks);
+  std::memset(buckets.data(), 0, buckets.size() * sizeof(Bucket));  // as cudaMemsetAsync does
+  const ChunkArgs<Bucket> ca = chunk_args(p, sk.data(), sv.data(), bases.data(),
+                                          index.empty() ? nullptr : index.data(), buckets.data(),
+                                          heads.data(), tails.data());
   for (std::size_t t = 0; t < p.chunks; ++t) accumulate_chunk(ca, t);
   for (std::size_t t = 0; t < p.chunks; ++t) fixup_chunk(ca, t);
-  std::vector<Xyzz32> segs(p.reduce_threads());
-  const ReduceArgs ra{buckets.data(), p.digits.buckets, p.segment, p.segments, segs.data()};
+  std::vector<Bucket> segs(p.reduce_threads());
+  const ReduceArgs<Bucket> ra{buckets.data(), p.digits.buckets, p.segment, p.segments, segs.data()};
   for (std::size_t g = 0; g < p.reduce_threads(); ++g) reduce_segment(ra, g);
-  std::vector<G1XyzzRaw> sums(p.digits.windows);
+  std::vector<Raw> sums(p.digits.windows);
   for (std::uint32_t w = 0; w < p.digits.windows; ++w) {
-    Xyzz32 acc = Xyzz32::infinity();
+    Bucket acc = Bucket::infinity();
     for (std::uint32_t j = 0; j < p.segments; ++j) acc.add(segs[std::size_t{w} * p.segments + j]);
     std::memcpy(&sums[w], &acc, sizeof acc);
   }
-  return combine_windows(sums, p.digits.c).to_jacobian();
+  return combine_window_sums<Curve>(std::span<const Raw>(sums), p.digits.c).to_jacobian();
+}
+
+template <class Curve, class Bucket>
+curve::Jacobian<Curve> simulate_bitmap_sum(std::span<const curve::Affine<Curve>> bases,
+                                           std::span<const std::uint64_t> bitmap) {
+  const Bucket s = sum_bitmap_range<Bucket>(
+      reinterpret_cast<const typename Bucket::Affine*>(bases.data()), bitmap.data(), bases.size(),
+      0, bitmap.size());
+  curve::Xyzz<Curve> r;
+  static_assert(sizeof r == sizeof s);
+  std::memcpy(&r, &s, sizeof r);
+  return r.to_jacobian();
+}
+
+inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
+                                      std::span<const prooflab::msm::Scalar> scalars,
+                                      const MsmOptions& opts = {},
+                                      std::span<const std::uint32_t> index = {}) {
+  return simulate_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(bases, scalars, opts, index);
 }
 
 inline curve::G1Jacobian simulate_sum_selected(std::span<const curve::G1Affine> bases,
                                                std::span<const std::uint64_t> bitmap) {
-  const Xyzz32 s = sum_bitmap_range(reinterpret_cast<const Affine32*>(bases.data()), bitmap.data(),
-                                    bases.size(), 0, bitmap.size());
-  G1XyzzRaw r;
-  std::memcpy(&r, &s, sizeof r);
-  return to_jacobian(r);
+  return simulate_bitmap_sum<curve::G1Curve, Xyzz32>(bases, bitmap);
+}
+
+inline curve::G2Jacobian simulate_g2_msm(std::span<const curve::G2Affine> bases,
+                                         std::span<const prooflab::msm::Scalar> scalars,
+                                         const MsmOptions& opts = {},
+                                         std::span<const std::uint32_t> index = {}) {
+  return simulate_pippenger<curve::G2Curve, G2Xyzz32, G2XyzzRaw>(bases, scalars, opts, index);
+}
+
+inline curve::G2Jacobian simulate_g2_sum_selected(std::span<const curve::G2Affine> bases,
+                                                  std::span<const std::uint64_t> bitmap) {
+  return simulate_bitmap_sum<curve::G2Curve, G2Xyzz32>(bases, bitmap);
 }
 
 }  // namespace prooflab::gpu::msm

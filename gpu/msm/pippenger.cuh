@@ -17,6 +17,8 @@
 //                  Σ m·S_m = Σ (m − lo + 1)·S_m + (lo − 1)·Σ S_m, by running sums.
 //  6. window sums: one block per window adds its segments (sum_points); the host combines
 //                  the W window sums by Horner's rule (c doublings per window).
+// Phases 3-6 are templates on the bucket type (XyzzPoint<F>: Xyzz32 for G1, G2Xyzz32 for
+// G2); phases 1-2 see only scalars and serve both.
 #pragma once
 
 #include <cstddef>
@@ -77,20 +79,23 @@ PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar
   }
 }
 
+template <class Bucket>
 struct ChunkArgs {
+  using Affine = typename Bucket::Affine;
   const std::uint32_t* keys;  // sorted
   const std::uint32_t* vals;
-  const Affine32* bases;
+  const Affine* bases;
   const std::uint32_t* index;  // entry i's point is bases[index[i]]; nullptr: bases[i]
   std::size_t entries;  // N
   std::uint32_t chunk;  // K
   std::uint32_t sentinel;
-  Xyzz32* buckets;  // W·B, written only where a run ends
-  Xyzz32* heads;    // per chunk
-  Xyzz32* tails;    // per chunk
+  Bucket* buckets;  // W·B, written only where a run ends
+  Bucket* heads;    // per chunk
+  Bucket* tails;    // per chunk
 };
 
-PROOFLAB_HDI Affine32 load_signed(const ChunkArgs& a, std::uint32_t v) {
+template <class Bucket>
+PROOFLAB_HDI typename Bucket::Affine load_signed(const ChunkArgs<Bucket>& a, std::uint32_t v) {
   const std::uint32_t i = v & ~kNegBit;
   return negate_if(a.bases[a.index ? a.index[i] : i], (v & kNegBit) != 0);
 }
@@ -98,14 +103,15 @@ PROOFLAB_HDI Affine32 load_signed(const ChunkArgs& a, std::uint32_t v) {
 // Phase 3 for chunk t: one flat pass over the chunk's entries. (A nested loop per run was
 // 1.5-1.8x slower on the H200; loading the next point ahead of the addition was 3 % slower:
 // it costs registers and the 12 resident warps per SM already hide the load.)
-PROOFLAB_HDI void accumulate_chunk(const ChunkArgs& a, std::size_t t) {
+template <class Bucket>
+PROOFLAB_HDI void accumulate_chunk(const ChunkArgs<Bucket>& a, std::size_t t) {
   const std::size_t s = t * a.chunk;
   if (s >= a.entries) return;
   const std::size_t e = s + a.chunk < a.entries ? s + a.chunk : a.entries;
   std::uint32_t key = a.keys[s];
   if (key == a.sentinel) return;  // zero digits: the rest of the array
   std::size_t run_start = s;
-  Xyzz32 acc = Xyzz32::infinity();
+  Bucket acc = Bucket::infinity();
   // Writes the run [run_start, end) of `key`.
   const auto finish = [&](std::size_t end) {
     const bool starts_before = run_start == s && s > 0 && a.keys[s - 1] == key;
@@ -124,7 +130,7 @@ PROOFLAB_HDI void accumulate_chunk(const ChunkArgs& a, std::size_t t) {
       if (k == a.sentinel) return;
       key = k;
       run_start = i;
-      acc = Xyzz32::infinity();
+      acc = Bucket::infinity();
     }
     acc.add_mixed(load_signed(a, a.vals[i]));
   }
@@ -132,7 +138,8 @@ PROOFLAB_HDI void accumulate_chunk(const ChunkArgs& a, std::size_t t) {
 }
 
 // Phase 4 for chunk t: completes the run that starts in chunk t and crosses its end.
-PROOFLAB_HDI void fixup_chunk(const ChunkArgs& a, std::size_t t) {
+template <class Bucket>
+PROOFLAB_HDI void fixup_chunk(const ChunkArgs<Bucket>& a, std::size_t t) {
   const std::size_t s = t * a.chunk;
   if (s >= a.entries) return;
   const std::size_t e = s + a.chunk < a.entries ? s + a.chunk : a.entries;
@@ -140,7 +147,7 @@ PROOFLAB_HDI void fixup_chunk(const ChunkArgs& a, std::size_t t) {
   if (key == a.sentinel || e >= a.entries || a.keys[e] != key) return;
   // A run that also covers this chunk's start began earlier: its owner is further left.
   if (a.keys[s] == key && s > 0 && a.keys[s - 1] == key) return;
-  Xyzz32 acc = a.tails[t];
+  Bucket acc = a.tails[t];
   for (std::size_t u = t + 1;; ++u) {
     acc.add(a.heads[u]);
     const std::size_t eu = (u + 1) * a.chunk;
@@ -149,20 +156,22 @@ PROOFLAB_HDI void fixup_chunk(const ChunkArgs& a, std::size_t t) {
   a.buckets[key] = acc;
 }
 
+template <class Bucket>
 struct ReduceArgs {
-  const Xyzz32* buckets;  // W·B
+  const Bucket* buckets;  // W·B
   std::uint32_t buckets_per_window;
   std::uint32_t segment;   // L
   std::uint32_t segments;  // S = B / L per window
-  Xyzz32* out;             // W·S
+  Bucket* out;             // W·S
 };
 
 // Phase 5 for thread g = w·S + j: Σ_m m·bucket_m over magnitudes m in the segment.
-PROOFLAB_HDI void reduce_segment(const ReduceArgs& a, std::size_t g) {
+template <class Bucket>
+PROOFLAB_HDI void reduce_segment(const ReduceArgs<Bucket>& a, std::size_t g) {
   const std::size_t w = g / a.segments, j = g % a.segments;
   const std::uint32_t lo = static_cast<std::uint32_t>(j) * a.segment;  // bucket index lo ↔ m = lo + 1
-  const Xyzz32* b = a.buckets + w * a.buckets_per_window;
-  Xyzz32 running = Xyzz32::infinity(), acc = Xyzz32::infinity();
+  const Bucket* b = a.buckets + w * a.buckets_per_window;
+  Bucket running = Bucket::infinity(), acc = Bucket::infinity();
   for (std::uint32_t k = a.segment; k-- > 0;) {
     running.add(b[lo + k]);
     acc.add(running);
@@ -172,9 +181,10 @@ PROOFLAB_HDI void reduce_segment(const ReduceArgs& a, std::size_t g) {
 }
 
 // Σ bases[i] over the set bits of words [first_word, last_word) of the bitmap.
-PROOFLAB_HDI Xyzz32 sum_bitmap_range(const Affine32* bases, const std::uint64_t* bitmap,
+template <class Bucket>
+PROOFLAB_HDI Bucket sum_bitmap_range(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
                                      std::size_t n, std::size_t first_word, std::size_t last_word) {
-  Xyzz32 acc = Xyzz32::infinity();
+  Bucket acc = Bucket::infinity();
   for (std::size_t wi = first_word; wi < last_word; ++wi) {
     std::uint64_t bits = bitmap[wi];
     while (bits) {

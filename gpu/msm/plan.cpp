@@ -53,7 +53,7 @@ unsigned plan_window_bits(std::size_t n) {
   return best;
 }
 
-RunPlan make_run_plan(std::size_t n, const MsmOptions& opts) {
+RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_min_blocks) {
   const unsigned c = opts.window_bits ? opts.window_bits : plan_window_bits(n);
   if (c < kMinWindowBits || c > kMaxWindowBits)
     throw std::invalid_argument("gpu msm: window_bits " + std::to_string(c) + " outside [" +
@@ -76,14 +76,18 @@ RunPlan make_run_plan(std::size_t n, const MsmOptions& opts) {
   r.segments = r.digits.buckets / r.segment;
   r.end_bit = std::bit_width(r.digits.sentinel());
   r.accumulate_min_blocks =
-      opts.accumulate_min_blocks ? opts.accumulate_min_blocks : kDefaultAccumulateMinBlocks;
+      opts.accumulate_min_blocks ? opts.accumulate_min_blocks : default_min_blocks;
   return r;
 }
 
 std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts) {
+  return scratch_bytes_for(n, opts, sizeof(Xyzz32));
+}
+
+std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes) {
   if (n == 0) return 0;
   const auto p = make_run_plan(n, opts);
-  const std::size_t point = sizeof(Xyzz32);
+  const std::size_t point = bucket_bytes;
   return 4 * p.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(p.entries, p.end_bit) +
          (p.bucket_count() + 2 * p.chunks + p.reduce_threads() + p.digits.windows) * point;
 }

@@ -27,15 +27,18 @@ struct RunPlan {
 
 constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 24, kMaxAutoWindowBits = 20;
 constexpr unsigned kDefaultAccumulateMinBlocks = 3;
+// G2's accumulation: two blocks of 128 threads per SM (255 registers, the most there are).
+constexpr unsigned kG2DefaultAccumulateMinBlocks = 2;
 
 // The accumulation's arguments for this plan over sorted (keys, vals).
-inline ChunkArgs chunk_args(const RunPlan& p, const std::uint32_t* keys, const std::uint32_t* vals,
-                            const void* bases, const std::uint32_t* index, Xyzz32* buckets,
-                            Xyzz32* heads, Xyzz32* tails) {
-  ChunkArgs ca{};
+template <class Bucket>
+ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const std::uint32_t* vals,
+                             const void* bases, const std::uint32_t* index, Bucket* buckets,
+                             Bucket* heads, Bucket* tails) {
+  ChunkArgs<Bucket> ca{};
   ca.keys = keys;
   ca.vals = vals;
-  ca.bases = static_cast<const Affine32*>(bases);
+  ca.bases = static_cast<const typename Bucket::Affine*>(bases);
   ca.index = index;
   ca.entries = p.entries;
   ca.chunk = static_cast<std::uint32_t>(p.chunk);
@@ -47,6 +50,12 @@ inline ChunkArgs chunk_args(const RunPlan& p, const std::uint32_t* keys, const s
 }
 
 // Throws std::invalid_argument for n ≥ 2^31 / W entries or a window outside [2, 24].
-RunPlan make_run_plan(std::size_t n, const MsmOptions& opts);
+// default_min_blocks: the accumulation's register cap when opts leave it 0 (G1 3, G2 2).
+RunPlan make_run_plan(std::size_t n, const MsmOptions& opts,
+                      unsigned default_min_blocks = kDefaultAccumulateMinBlocks);
+
+// Device bytes one call for n points needs beyond bases and scalars, for buckets of
+// `bucket_bytes` (G1 192, G2 384): scratch_bytes (msm.hpp) is this for G1.
+std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes);
 
 }  // namespace prooflab::gpu::msm

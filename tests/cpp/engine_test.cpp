@@ -424,6 +424,59 @@ TEST_F(EngineTest, StageListenerSeesPrestageUnderTwoLock) {
   EXPECT_EQ(prestage, 12);
 }
 
+// b_g2_msm = gpu is refused for the CPU backend before any work, naming both keys; a backend
+// without a device G2 MSM that the engine is handed anyway fails the jobs naming it.
+TEST_F(EngineTest, BG2MsmOnTheGpuIsRejectedOnTheCpuBackend) {
+  auto cfg = config();
+  cfg.set("b_g2_msm", "gpu");
+  try {
+    run(cfg);
+    FAIL() << "b_g2_msm = gpu ran on the cpu backend";
+  } catch (const engine::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("b_g2_msm = gpu"), std::string::npos) << what;
+    EXPECT_NE(what.find("backend = cuda"), std::string::npos) << what;
+    EXPECT_NE(what.find("got backend = cpu"), std::string::npos) << what;
+  }
+  cfg.backend = "cuda";  // passes validate(), but the backend handed over is the CPU's
+  cfg.count = 1;
+  cfg.concurrency = 1;
+  const auto o = run(cfg);
+  EXPECT_EQ(o.result.summary["completed"], 0);
+  ASSERT_EQ(o.result.jobs.size(), 1u);
+  EXPECT_FALSE(o.result.jobs[0].ok);
+  EXPECT_NE(o.result.jobs[0].reason.find("backend 'cpu' has no device G2 MSM"), std::string::npos)
+      << o.result.jobs[0].reason;
+  for (const auto& r : o.rows) EXPECT_NE(r.event, "B_G2_MSM_END") << "no b_g2_msm may complete";
+}
+
+TEST(EngineConfig, BG2MsmPlacementKnob) {
+  engine::EngineConfig c;
+  EXPECT_EQ(c.b_g2_msm, engine::G2MsmPlacement::kCpu);
+  EXPECT_EQ(c.to_json()["b_g2_msm"], "cpu");
+  c.set("b_g2_msm", "gpu");
+  EXPECT_EQ(c.b_g2_msm, engine::G2MsmPlacement::kGpu);
+  EXPECT_EQ(c.to_json()["b_g2_msm"], "gpu");
+  const auto keys = engine::EngineConfig::keys();
+  EXPECT_NE(std::find(keys.begin(), keys.end(), "b_g2_msm"), keys.end());
+  try {
+    c.set("b_g2_msm", "device");
+    FAIL();
+  } catch (const engine::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("config key 'b_g2_msm': bad value 'device' (accepted: cpu | gpu)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(c.validate(), engine::ConfigError);  // backend cpu
+  c.set("backend", "cuda");
+  EXPECT_NO_THROW(c.validate());
+  c.set("b_g2_msm", "cpu");
+  c.set("backend", "cpu");
+  EXPECT_NO_THROW(c.validate());
+  EXPECT_THROW(engine::CpuBackend(1, 0, 1).run_b_g2_msm(0, groth16::ProvingKey{}, groth16::MsmPlan{}),
+               std::logic_error);
+}
+
 TEST(EngineConfig, RejectsUnknownKeysAndBadValuesNamingThem) {
   engine::EngineConfig c;
   try {

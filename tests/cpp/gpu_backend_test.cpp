@@ -218,6 +218,29 @@ TEST_P(CudaBackendPhase, EqualsTheCpuBackendsSumsExactly) {
   expect_same(got2.l, want.l, "L (second phase)");
 }
 
+// b_g2_msm = gpu (issue 24): the device's G2 query sum equals the host's groth16::b_g2_msm;
+// the first call leaves the G2 query resident, a second uploads nothing, and the G2 MSM's
+// scratch fits the room a partition has (partition_bytes).
+TEST_P(CudaBackendPhase, BG2MsmOnTheDeviceEqualsTheHosts) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Inputs in = inputs(s, 12);
+  const auto want = groth16::b_g2_msm(s.pk, in.plan, pool()).to_affine();
+  CudaBackend& cuda = backend();
+  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan).to_affine() == want) << "first call";
+  const std::uint64_t used1 = cuda.vram_used(0);
+  // This key's G1 queries (a case before may have left another key, which it replaced) and
+  // its G2 query stay resident.
+  EXPECT_GE(used1, CudaBackend::resident_key_bytes(s.pk) + 192ull * s.pk.b_g2.size());
+  cuda.reset_vram_peak(0);
+  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan).to_affine() == want) << "second call";
+  EXPECT_EQ(cuda.vram_used(0), used1) << "nothing uploaded again, no scratch kept";
+  EXPECT_LE(cuda.vram_peak(0) - used1, CudaBackend::partition_bytes(in.part.a.size()));
+  std::printf("b_g2 query %zu points: %zu ones, %zu tail; G2 scratch peak %llu B\n",
+              s.pk.b_g2.size(), in.plan.b_g2.num_ones, in.plan.b_g2.tail_scalars.size(),
+              static_cast<unsigned long long>(cuda.vram_peak(0) - used1));
+}
+
 // What one phase on a fresh backend leaves resident (the key's bases and the NTT tables) and
 // the most it had above that (a, b, c and the largest scratch), from the allocator's peak.
 struct Measured {
@@ -366,6 +389,32 @@ TEST_F(CudaEngine, EveryLockPolicyProvesAndVerifies) {
     if (policy == engine::LockPolicy::kTwoLock)
       EXPECT_NE(o.timeline.find("prestage="), std::string::npos);
   }
+}
+
+// b_g2_msm = gpu: every proof verifies, and each partition's B_G2_MSM_START..END lies inside
+// its GPU_START..GPU_END (the G2 MSM runs under the lock, after TAIL_MSM).
+TEST_F(CudaEngine, BG2MsmOnTheGpuProvesAndVerifiesInsideTheGpuPhase) {
+  REQUIRE_GPU();
+  auto cfg = config();
+  cfg.set("b_g2_msm", "gpu");
+  const auto o = run(cfg);
+  EXPECT_EQ(o.result.summary["completed"], 2);
+  EXPECT_EQ(o.result.summary["failed"], 0);
+  for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;
+  std::map<std::pair<int, int>, std::map<std::string, std::int64_t>> at;
+  for (const auto& r : o.rows) at[{r.job, r.partition}][r.event] = r.t;
+  int seen = 0;
+  for (const auto& [key, ev] : at) {
+    if (!ev.count("GPU_START")) continue;
+    ++seen;
+    SCOPED_TRACE("job " + std::to_string(key.first) + " partition " + std::to_string(key.second));
+    ASSERT_TRUE(ev.count("B_G2_MSM_START") && ev.count("B_G2_MSM_END") && ev.count("TAIL_MSM"));
+    EXPECT_LE(ev.at("GPU_START"), ev.at("B_G2_MSM_START"));
+    EXPECT_LE(ev.at("TAIL_MSM"), ev.at("B_G2_MSM_START"));
+    EXPECT_LE(ev.at("B_G2_MSM_START"), ev.at("B_G2_MSM_END"));
+    EXPECT_LE(ev.at("B_G2_MSM_END"), ev.at("GPU_END"));
+  }
+  EXPECT_EQ(seen, 6);
 }
 
 // Two GPUs (issue 22): the queue shared in (job, partition) order, one lock per device, the

@@ -1,6 +1,7 @@
-// Inputs and the CPU reference shared by the G1 MSM suites of the CUDA backend:
-// gpu_msm_simulation_test.cpp (the kernels' phases on the host) and gpu_msm_test.cpp (the
-// kernels on the GPU). Both compare against core/msm, itself tested against the naive Σ k·P.
+// Inputs and the CPU reference shared by the MSM suites of the CUDA backend:
+// gpu_msm_simulation_test.cpp / gpu_g2_msm_simulation_test.cpp (the kernels' phases on the
+// host) and gpu_msm_test.cpp / gpu_g2_msm_test.cpp (the kernels on the GPU). All compare
+// against core/msm, itself tested against the naive Σ k·P.
 #pragma once
 
 #include <random>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "core/curve/g1.hpp"
+#include "core/curve/g2.hpp"
 #include "core/curve/random_points.hpp"
 #include "core/field/fr.hpp"
 #include "core/msm/msm.hpp"
@@ -19,6 +21,9 @@ namespace prooflab::test::gpu_msm {
 using curve::G1Affine;
 using curve::G1Curve;
 using curve::G1Jacobian;
+using curve::G2Affine;
+using curve::G2Curve;
+using curve::G2Jacobian;
 using prooflab::msm::Scalar;
 
 inline parallel::ThreadPool& pool() {
@@ -40,6 +45,16 @@ inline std::vector<G1Affine> random_bases(std::size_t n, std::mt19937_64& rng) {
   return out;
 }
 
+inline std::vector<G2Affine> random_g2_bases(std::size_t n, std::mt19937_64& rng) {
+  std::vector<G2Affine> out(n);
+  curve::fill_random_points<G2Curve>(out, curve::g2_generator(), rng(), pool());
+  return out;
+}
+
+inline G2Affine cpu_g2_msm(const std::vector<G2Affine>& bases, const std::vector<Scalar>& scalars) {
+  return prooflab::msm::msm<G2Curve>(bases, scalars, pool()).to_affine();
+}
+
 inline G1Affine cpu_msm(const std::vector<G1Affine>& bases, const std::vector<Scalar>& scalars) {
   return prooflab::msm::msm<G1Curve>(bases, scalars, pool()).to_affine();
 }
@@ -52,6 +67,10 @@ inline Scalar r_minus_1() {
 }
 
 inline std::string describe(const G1Affine& p) {
+  return p.is_infinity() ? std::string("infinity") : "x=" + test::hex(p.x);
+}
+
+inline std::string describe(const G2Affine& p) {
   return p.is_infinity() ? std::string("infinity") : "x=" + test::hex(p.x);
 }
 

@@ -1,0 +1,55 @@
+// The block-level bodies of the two summing kernels, generic over the bucket type so the G1
+// kernels (msm_kernels.cu) and the G2 ones (msm_g2_kernels.cu) share them; each .cu keeps
+// its own kernel names (CUPTI rows and `prooflab gpu-phase` name kernels: a G2 kernel must
+// not read as a G1 one). Device code only (__syncthreads).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/msm/pippenger.cuh"
+
+namespace prooflab::gpu::msm::kernels {
+
+constexpr unsigned kThreads = 128;
+
+// out[blockIdx.x] = Σ in[b·per_block, min(count, (b+1)·per_block)): a strided sum per thread,
+// then a tree over the block in `sh` (kThreads buckets of shared memory).
+template <class Bucket>
+__device__ __forceinline__ void sum_points_block(Bucket* sh, const Bucket* in, std::size_t count,
+                                 std::size_t per_block, Bucket* out) {
+  const std::size_t begin = blockIdx.x * per_block;
+  const std::size_t end = begin + per_block < count ? begin + per_block : count;
+  Bucket acc = Bucket::infinity();
+  for (std::size_t i = begin + threadIdx.x; i < end; i += kThreads) acc.add(in[i]);
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (unsigned s = kThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) {
+      Bucket v = sh[threadIdx.x];
+      v.add(sh[threadIdx.x + s]);
+      sh[threadIdx.x] = v;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+}
+
+// out[t] = Σ of the selected bases of bitmap words [t·words_per_thread, …).
+template <class Bucket>
+__device__ __forceinline__ void bitmap_sum_thread(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
+                                  std::size_t n, std::size_t words_per_thread, std::size_t threads,
+                                  Bucket* out) {
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (t >= threads) return;
+  const std::size_t words = (n + 63) / 64;
+  const std::size_t first = t * words_per_thread;
+  const std::size_t last = first + words_per_thread < words ? first + words_per_thread : words;
+  out[t] = first < last ? sum_bitmap_range<Bucket>(bases, bitmap, n, first, last) : Bucket::infinity();
+}
+
+inline unsigned grid_for(std::size_t threads) {
+  return static_cast<unsigned>((threads + kThreads - 1) / kThreads);
+}
+
+}  // namespace prooflab::gpu::msm::kernels

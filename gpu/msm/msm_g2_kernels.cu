@@ -1,0 +1,78 @@
+// The G2 kernels of the MSM phases 3-6 (pippenger.cuh with G2Xyzz32 buckets), apart from the
+// G1 ones (msm_kernels.cu) so that the G1 kernels compile as before and each file's compile
+// stays small. Named g2_*: CUPTI rows tell them from the G1 kernels.
+#include <stdexcept>
+
+#include "gpu/cuda_check.hpp"
+#include "gpu/msm/msm_block_sums.cuh"
+#include "gpu/msm/msm_kernels.hpp"
+
+namespace prooflab::gpu::msm::kernels {
+namespace {
+
+// A G2 bucket is 96 32-bit words, twice G1's: two blocks per SM cap the registers at 255,
+// the most a thread can have anyway, so no other cap is built (ptxas: 255 registers, 104
+// bytes spilled, with the point operations outlined: xyzz.cuh).
+__global__ void __launch_bounds__(kThreads, 2)
+    g2_accumulate_kernel(ChunkArgs<G2Xyzz32> args, std::size_t chunks) {
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (t < chunks) accumulate_chunk(args, t);
+}
+
+__global__ void __launch_bounds__(kThreads) g2_fixup_kernel(ChunkArgs<G2Xyzz32> args, std::size_t chunks) {
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (t < chunks) fixup_chunk(args, t);
+}
+
+__global__ void __launch_bounds__(kThreads) g2_reduce_kernel(ReduceArgs<G2Xyzz32> args, std::size_t threads) {
+  const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (g < threads) reduce_segment(args, g);
+}
+
+// 128 G2 buckets: 48 KiB, the static shared-memory limit.
+__global__ void __launch_bounds__(kThreads)
+    g2_sum_points_kernel(const G2Xyzz32* in, std::size_t count, std::size_t per_block, G2Xyzz32* out) {
+  __shared__ G2Xyzz32 sh[kThreads];
+  sum_points_block(sh, in, count, per_block, out);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    g2_bitmap_sum_kernel(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
+                         std::size_t words_per_thread, std::size_t threads, G2Xyzz32* out) {
+  bitmap_sum_thread(bases, bitmap, n, words_per_thread, threads, out);
+}
+
+}  // namespace
+
+void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned min_blocks,
+                cudaStream_t stream) {
+  if (min_blocks != 2) throw std::invalid_argument("gpu g2 msm: accumulate_min_blocks must be 2");
+  g2_accumulate_kernel<<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks);
+  check_launch("msm g2_accumulate_kernel");
+}
+
+void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t stream) {
+  g2_fixup_kernel<<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks);
+  check_launch("msm g2_fixup_kernel");
+}
+
+void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, cudaStream_t stream) {
+  g2_reduce_kernel<<<grid_for(threads), kThreads, 0, stream>>>(args, threads);
+  check_launch("msm g2_reduce_kernel");
+}
+
+void sum_points(const G2Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
+                G2Xyzz32* out, cudaStream_t stream) {
+  g2_sum_points_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, count, per_block,
+                                                                              out);
+  check_launch("msm g2_sum_points_kernel");
+}
+
+void bitmap_sum(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
+                std::size_t words_per_thread, std::size_t threads, G2Xyzz32* out, cudaStream_t stream) {
+  g2_bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, words_per_thread,
+                                                                  threads, out);
+  check_launch("msm g2_bitmap_sum_kernel");
+}
+
+}  // namespace prooflab::gpu::msm::kernels
