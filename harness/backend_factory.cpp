@@ -5,7 +5,7 @@
 #include "core/engine/cpu_backend.hpp"
 #ifdef PROOFLAB_HAVE_CUDA
 #include "gpu/device_info.hpp"
-#include "gpu/engine/cuda_backend.hpp"
+#include "gpu/backend/cuda_backend.hpp"
 #endif
 
 namespace prooflab::harness {

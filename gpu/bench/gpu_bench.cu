@@ -43,7 +43,7 @@
 #include "gpu/msm/g2_msm.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/ntt/cost.hpp"
-#include "gpu/ntt/h.hpp"
+#include "gpu/h/h.hpp"
 #include "gpu/ntt/ntt.hpp"
 
 using namespace prooflab::gpu;

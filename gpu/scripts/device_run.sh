@@ -60,7 +60,7 @@ if [ -z "$BENCH" ] && command -v nvcc >/dev/null; then
   B=/tmp/prooflab-gpu-bench-build
   mkdir -p "$B"
   (set -e
-   for f in gpu/memory/device_allocator.cpp gpu/ntt/plan.cpp gpu/ntt/tables.cpp gpu/ntt/domain.cpp gpu/ntt/ntt.cpp gpu/ntt/h.cpp; do
+   for f in gpu/memory/device_allocator.cpp gpu/ntt/plan.cpp gpu/ntt/tables.cpp gpu/ntt/domain.cpp gpu/ntt/ntt.cpp gpu/h/h.cpp; do
      g++ -std=c++20 -O2 -mbmi2 -madx -I. -I/usr/local/cuda/include -c "$f" -o "$B/$(basename "$f").o"
    done
    for f in gpu/device_info.cu gpu/ntt/ntt_kernel.cu gpu/bench/gpu_bench.cu; do

@@ -28,7 +28,7 @@
 #include "harness/config_file.hpp"
 
 #ifdef PROOFLAB_HAVE_CUDA
-#include "gpu/engine/cuda_backend.hpp"
+#include "gpu/backend/cuda_backend.hpp"
 #include "gpu/observe/cupti_collector.hpp"
 #include "harness/trace_export/trace_export_csv.hpp"
 #endif

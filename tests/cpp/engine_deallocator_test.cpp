@@ -52,18 +52,23 @@ TEST(InlineDeallocator, FreesOnTheCallerBeforeRunReturns) {
 TEST(AsyncDeallocator, FreesRunAtOnceOffTheCaller) {
   const auto d = make_deallocator(DeallocPolicy::kAsync);
   Recorder r;
-  // The first free ends only once the second has begun: possible only if both run at once.
-  std::promise<void> second_began;
+  // The first free ends only once the second has begun, and the second begins only once the
+  // first has: both at once, whichever thread the scheduler starts first (on a loaded host
+  // the second could otherwise run to its end before the first began).
+  std::promise<void> first_began, second_began;
+  auto first_began_f = first_began.get_future();
   auto second_began_f = second_began.get_future();
   std::atomic<bool> waited_in_vain{false};
   std::thread::id caller = std::this_thread::get_id(), first_on;
   d->run([&] {
     first_on = std::this_thread::get_id();
     r.add(1);
+    first_began.set_value();
     if (second_began_f.wait_for(10s) != std::future_status::ready) waited_in_vain = true;
     r.add(-1);
   });
   d->run([&] {
+    if (first_began_f.wait_for(10s) != std::future_status::ready) waited_in_vain = true;
     r.add(2);
     second_began.set_value();
     r.add(-2);

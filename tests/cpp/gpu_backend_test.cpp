@@ -1,4 +1,4 @@
-// The engine's CUDA backend (gpu/engine/cuda_backend): its GPU phase equals the CPU backend's
+// The engine's CUDA backend (gpu/backend/cuda_backend): its GPU phase equals the CPU backend's
 // sums exactly; the engine proves and verifies through it under every lock policy; a VRAM
 // budget too small fails jobs (naming the stage and the budget), not the batch; the
 // device-global calls of the two-lock fallback run while a phase is in flight. Without a GPU
@@ -25,7 +25,7 @@
 #include "core/groth16/prover.hpp"
 #include "core/groth16/setup.hpp"
 #include "gpu/device_info.hpp"
-#include "gpu/engine/cuda_backend.hpp"
+#include "gpu/backend/cuda_backend.hpp"
 #include "gpu/msm/msm.hpp"
 #include "harness/backend_factory.hpp"
 #include "engine_devices_util.hpp"

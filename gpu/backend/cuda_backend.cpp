@@ -1,4 +1,4 @@
-#include "gpu/engine/cuda_backend.hpp"
+#include "gpu/backend/cuda_backend.hpp"
 
 #include <cuda_runtime.h>
 
@@ -17,7 +17,7 @@
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/ntt/domain.hpp"
-#include "gpu/ntt/h.hpp"
+#include "gpu/h/h.hpp"
 #include "gpu/ntt/plan.hpp"
 
 namespace prooflab::gpu::engine {

@@ -1,4 +1,4 @@
-#include "gpu/ntt/h_host.hpp"
+#include "gpu/h/h_host.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -10,7 +10,7 @@
 #include "core/field/fr.hpp"
 #include "core/msm/msm.hpp"
 #include "gpu/memory/device_allocator.hpp"
-#include "gpu/ntt/h.hpp"
+#include "gpu/h/h.hpp"
 
 namespace prooflab::gpu::ntt {
 

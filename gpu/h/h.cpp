@@ -1,4 +1,4 @@
-#include "gpu/ntt/h.hpp"
+#include "gpu/h/h.hpp"
 
 #include <stdexcept>
 
