@@ -76,12 +76,6 @@ std::vector<std::string> experiment_args(const std::string& command, const std::
   return args;
 }
 
-std::string joined(const std::vector<std::uint32_t>& values) {
-  std::string text;
-  for (auto v : values) text += (text.empty() ? "" : ",") + std::to_string(v);
-  return text;
-}
-
 
 struct CsvDeclined : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -512,8 +506,9 @@ that did are kept; calling it again resumes).)");
   m.def("sweep", [](const std::vector<std::uint32_t>& c, const std::vector<std::uint32_t>& j, bool pairs, const std::string& config,
                     const std::vector<std::string>& sets, int reps, int warmup, const std::string& name,
                     const std::string& out, const std::string& param_dir, bool dry_run) {
-        std::vector<std::string> extra{"--c", hp::joined(c), "--j", hp::joined(j), "--reps", std::to_string(reps),
-                                       "--warmup", std::to_string(warmup)};
+        std::vector<std::string> extra{"--reps", std::to_string(reps), "--warmup", std::to_string(warmup)};
+        for (const auto* list : {&c, &j})  // one --c / --j per value: the option collects them
+          for (auto v : *list) extra.insert(extra.end(), {list == &c ? "--c" : "--j", std::to_string(v)});
         if (pairs) extra.push_back("--pairs");
         if (!config.empty()) extra.insert(extra.end(), {"--config", config});
         for (const auto& kv : sets) extra.insert(extra.end(), {"--set", kv});
