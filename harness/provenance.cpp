@@ -1,24 +1,14 @@
 #include "harness/provenance.hpp"
 
-#include <cstdio>
 #include <string>
+
+#include "harness/version.hpp"
 
 namespace prooflab::harness {
 namespace {
 
 std::string g_command;
 std::string g_program = "prooflab";
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[256];
-    while (std::fgets(buf, sizeof buf, p)) out += buf;
-    if (pclose(p) != 0) return {};
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
 
 }  // namespace
 
@@ -36,12 +26,7 @@ void remember_command(const std::string& command, const std::string& program) {
 std::string invoked_program() { return g_program; }
 
 nlohmann::json provenance() {
-  const std::string src = PROOFLAB_SOURCE_DIR;
-  const std::string commit = run("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
-  const std::string status = run("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null");
-  return {{"command", g_command},
-          {"git_commit", commit.empty() ? "unknown" : commit},
-          {"git_dirty", !status.empty()}};
+  return {{"command", g_command}, {"git_commit", build_commit()}, {"git_dirty", built_dirty()}};
 }
 
 }  // namespace prooflab::harness

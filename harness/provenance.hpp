@@ -1,5 +1,5 @@
-// Where a run came from: the command line and the git state of the source tree it was
-// built from, for run.json.
+// Where a run came from: the command line and the commit the binary was built from, for
+// run.json.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,8 +7,9 @@
 
 namespace prooflab::harness {
 
-// {"command", "git_commit", "git_dirty"}; the commit is read at run time from the source
-// tree this binary was built from (PROOFLAB_SOURCE_DIR), "unknown" when git is unavailable.
+// {"command", "git_commit", "git_dirty"}: the commit this binary was built from, as
+// `prooflab --version` names it (not the state of a checkout at run time: a binary carried to
+// another machine, or run after a checkout moved on, still names its own commit).
 nlohmann::json provenance();
 
 // The command line of this process as typed.

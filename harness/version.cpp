@@ -19,11 +19,14 @@ std::string compiler() {
 
 }  // namespace
 
+std::string build_commit() { return PROOFLAB_BUILD_COMMIT; }
+bool built_dirty() { return PROOFLAB_BUILD_DIRTY; }
+
 // PROOFLAB_RELEASE, PROOFLAB_BUILD_TYPE, PROOFLAB_CUDA_STATE and PROOFLAB_PYTHON_STATE come
 // from harness/CMakeLists.txt.
 std::string version_text() {
-  std::string commit = PROOFLAB_BUILD_COMMIT;
-  if (PROOFLAB_BUILD_DIRTY) commit += " (built with uncommitted changes)";
+  std::string commit = build_commit();
+  if (built_dirty()) commit += " (built with uncommitted changes)";
   return std::string("prooflab ") + PROOFLAB_RELEASE + "\n" +   //
          "commit  " + commit + "\n" +                            //
          "build   " + PROOFLAB_BUILD_TYPE + ", " + compiler() + "\n" +

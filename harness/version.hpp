@@ -10,4 +10,9 @@ namespace prooflab::harness {
 // Several "name  value" lines, the first "prooflab <release>".
 std::string version_text();
 
+// The commit the binary was built from ("unknown" outside a git checkout) and whether the files
+// git tracks differed from it then: run.json's git_commit / git_dirty.
+std::string build_commit();
+bool built_dirty();
+
 }  // namespace prooflab::harness

@@ -54,3 +54,18 @@ def test_version_names_build_type_compiler_cuda_and_python() -> None:
 def test_version_needs_no_subcommand() -> None:
     done = subprocess.run([str(BIN), "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_a_run_names_the_commit_its_binary_was_built_from_not_the_checkouts(tmp_path: Path) -> None:
+    """run.json's git_commit / git_dirty are the binary's own (those `--version` prints), read
+    at build time: a binary carried to a device machine, or run after the checkout moved on,
+    still names the commit it was built from. The run starts outside the checkout."""
+    v = version_lines()["commit"]
+    proc = subprocess.run([str(BIN), "batch", "--count", "1", "--set", "circuit=tiny", "--counters", "off",
+                           "--out", str(tmp_path), "--run-id", "r", "--param-dir", str(tmp_path / "params")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    import json
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["git_commit"] == v.split()[0]
+    assert meta["git_dirty"] == v.endswith("(built with uncommitted changes)")
