@@ -55,11 +55,11 @@ def _summary_mean(experiment: str, variant: str) -> float:
     return sum(values) / len(values)
 
 
-def _skip_vram_partitions(variant_suffix: str) -> tuple[int, int]:
+def _skip_vram_partitions(variant_suffix: str, experiment: str = "h200-phase10") -> tuple[int, int]:
     import csv
 
     skipped = total = 0
-    for stages in (CAMPAIGN / "h200-phase10" / "base").glob(f"two_lock*{variant_suffix}/[0-9]*/stages.csv"):
+    for stages in (CAMPAIGN / experiment / "base").glob(f"two_lock*{variant_suffix}/[0-9]*/stages.csv"):
         with open(stages, newline="") as f:
             rows = list(csv.DictReader(f))
         total += len(rows)
@@ -99,6 +99,15 @@ def test_h200_campaign_notebook_executes_and_prints_what_the_runs_say(tmp_path: 
         assert got, f"pw={n} line missing"
         assert float(got.group(1)) == pytest.approx(_summary_mean("h200-pw-sweep", variant), abs=0.02)
         assert float(got.group(2)) == pytest.approx(_summary_mean("h200-pw-sweep", "baseline"), abs=0.02)
+    # Phase 10 where the GPU binds (10 x 2^24, pw=8): the fallback count and each arm's change
+    skipped, total = _skip_vram_partitions("_8g", "h200-phase10-2e24")
+    assert f"at 2^24 with room for one partition: {skipped} of {total} partitions could not pre-stage" in text
+    single = _summary_mean("h200-phase10-2e24", "baseline")
+    for variant in ("two_lock_gw3_8g", "two_lock_gw3_16g"):
+        got = re.search(rf"at 2\^24 {variant}: ([+-]\d+\.\d)% s/proof vs single", text)
+        assert got, f"{variant} line missing"
+        expected = 100 * (_summary_mean("h200-phase10-2e24", variant) / single - 1)
+        assert float(got.group(1)) == pytest.approx(expected, abs=0.06)
     assert "-> improved" in text and "synthesis lanes" in text and "cpu cores" in text
     assert "kernel busy nan" not in text and "nan%" not in text
     assert elapsed < 90, f"the notebook took {elapsed:.1f} s"
