@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prooflab_analysis import integrity, metrics
+from prooflab_analysis import integrity, metrics, stats
 from prooflab_analysis.loaders import load_run
 from prooflab_analysis.reflog import load_reference_log, reference_stage_long
 from prooflab_analysis.reflog_figures import reference_figures
@@ -130,7 +130,7 @@ def test_gpu_busy_lock_held_and_kernel_busy(roundtrip):
     # The window: first .. last TIMELINE record written, i.e. first SYNTH_START .. last span end.
     t0 = tl.loc[tl["event"] == "SYNTH_START", "t_us"].min()
     t1 = spans["end"].max()
-    busy_us = metrics.union_us(spans["start"], spans["end"], t0, t1)
+    busy_us = stats.union_us(spans["start"], spans["end"], t0, t1)
     row = fig.busy[fig.busy["device"] == 0].iloc[0]
     got_window_us = row["window_s"] * 1e6
     assert t1 - t0 - 1000 < got_window_us < t1 - t0 + 1000
