@@ -471,7 +471,7 @@ def mean_bandwidth(counters: pd.DataFrame, window: tuple[float, float] | None = 
         pick = pick[(pick["t_us"] >= window[0]) & (pick["t_us"] <= window[1])]
     if pick.empty:
         return float("nan"), ""
-    return float(pick["value"].mean()), ",".join(sorted(str(s) for s in pick["source"].unique()))
+    return stats_mod.mean(pick["value"].dropna(), "bandwidth"), ",".join(sorted(str(s) for s in pick["source"].unique()))
 
 
 def peak_rss(run: Run) -> tuple[float, str]:
