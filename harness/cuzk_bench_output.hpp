@@ -15,15 +15,14 @@
 // module) get it without listing another source.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <vector>
 
 #include "core/engine/config.hpp"
 #include "core/engine/engine.hpp"
+#include "core/stats/sample.hpp"
 
 namespace prooflab::harness {
 
@@ -62,11 +61,8 @@ inline void CuzkBenchOutput::print_summary(const nlohmann::json& s) const {
     const auto& wall = s["wall_s"];
     std::printf("wall time:     avg=%.1fs min=%.1fs max=%.1fs\n", wall["avg"].get<double>(),
                 wall["min"].get<double>(), wall["max"].get<double>());
-    if (!prove_s_.empty()) {
-      const double avg = std::accumulate(prove_s_.begin(), prove_s_.end(), 0.0) / prove_s_.size();
-      const auto [lo, hi] = std::minmax_element(prove_s_.begin(), prove_s_.end());
-      std::printf("prove time:    avg=%.1fs min=%.1fs max=%.1fs\n", avg, *lo, *hi);
-    }
+    if (const auto prove = stats::summarize(prove_s_, "completed proofs' prove time"))
+      std::printf("prove time:    avg=%.1fs min=%.1fs max=%.1fs\n", prove->mean, prove->min, prove->max);
     std::printf("throughput:    %.3f proofs/min (%.1fs/proof)\n", completed / total_s * 60.0, total_s / completed);
   }
   std::fflush(stdout);

@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from .stats import mean
 from .tables import fmt_float, fmt_percent, markdown_table
 
 _DEVICE_COLUMN = re.compile(r"summary\.devices\.(\d+)\.(gpu_busy|kernel_busy)$")
@@ -49,10 +50,10 @@ def device_table(runs: pd.DataFrame, axes: list[str] | None = None) -> pd.DataFr
         row = {"cell": cell, "variant": variant, "devices": int(pd.to_numeric(grp["devices"]).iloc[0])}
         row.update({a: grp[a].iloc[0] for a in axes})
         row["reps"] = len(grp)
-        row["s_per_proof"] = float(pd.to_numeric(grp["s_per_proof"], errors="coerce").mean())
+        row["s_per_proof"] = mean(pd.to_numeric(grp["s_per_proof"], errors="coerce").dropna(), "s_per_proof")
         for d, figure, col in per_device:
             values = pd.to_numeric(grp[col], errors="coerce").dropna()
-            row[f"{figure}_{d}"] = float(values.mean()) if len(values) else np.nan
+            row[f"{figure}_{d}"] = mean(values, col)
         rows.append(row)
     table = pd.DataFrame(rows)
     if table.empty:

@@ -5,10 +5,14 @@ Definitions (also in docs/run-directory.md, "Metrics"):
 * run window: first JOB_SUBMIT .. last JOB_DONE/JOB_FAILED (first .. last event when the
   timeline has no job events, as in reference logs).
 * GPU busy: union of GPU_START..GPU_END intervals per device, clipped to the window,
-  divided by the window. Under prooflab's schema GPU_START..GPU_END is the time the
+  divided by the window (stats.busy_fraction). Under prooflab's schema GPU_START..GPU_END is the time the
   lock is held; under the reference's it also spans the lock wait and b_g2_msm, which
   is why its "GPU busy" reads far above kernel busy.
-* kernel busy: union of CUPTI KERNEL intervals per device over the same window.
+* kernel busy: union of CUPTI KERNEL intervals per device over the same window; where CUPTI
+  recorded anything, a device without kernels is 0 % busy (summary.json's rule).
+* a run's gpu_busy / kernel_busy: the mean over the run's devices (config.json `devices`,
+  else those in the timeline), as summary.json's top-level figures.
+* means, medians and percentiles: stats.py (one definition, shared with the C++ side).
 * throughput: completed clean proofs / (last JOB_DONE - first JOB_SUBMIT); the steady
   variant is (completed - 1) / (last JOB_DONE - first JOB_DONE), which leaves out the
   pipeline fill.
@@ -91,39 +95,6 @@ def pair_intervals(
     return out.sort_values(["start_us", "end_us"], kind="stable").reset_index(drop=True)
 
 
-def merge_intervals(starts: Iterable[float], ends: Iterable[float]) -> tuple[np.ndarray, np.ndarray]:
-    """Union of intervals as disjoint sorted blocks (touching intervals merge)."""
-    s = np.asarray(starts, dtype="float64")
-    e = np.asarray(ends, dtype="float64")
-    keep = e > s
-    s, e = s[keep], e[keep]
-    if s.size == 0:
-        return s, e
-    order = np.argsort(s, kind="stable")
-    s, e = s[order], e[order]
-    running_end = np.maximum.accumulate(e)
-    new_block = np.empty(s.size, dtype=bool)
-    new_block[0] = True
-    new_block[1:] = s[1:] > running_end[:-1]
-    first = np.flatnonzero(new_block)
-    block_end = np.maximum.reduceat(e, first)
-    return s[first], block_end
-
-
-def union_us(starts: Iterable[float], ends: Iterable[float], lo: float | None = None, hi: float | None = None) -> float:
-    """Length of the union of intervals, clipped to [lo, hi]."""
-    s = np.asarray(starts, dtype="float64")
-    e = np.asarray(ends, dtype="float64")
-    if lo is not None:
-        s = np.maximum(s, lo)
-        e = np.maximum(e, lo)
-    if hi is not None:
-        s = np.minimum(s, hi)
-        e = np.minimum(e, hi)
-    bs, be = merge_intervals(s, e)
-    return float((be - bs).sum())
-
-
 # -------------------------------------------------------------------- window
 
 
@@ -141,45 +112,49 @@ def run_window(timeline: pd.DataFrame) -> tuple[int, int]:
 # -------------------------------------------------------------- utilisation
 
 
-def gpu_busy(timeline: pd.DataFrame, window: tuple[float, float] | None = None) -> pd.DataFrame:
-    """Per device: union of GPU_START..GPU_END over the window / window length."""
-    t0, t1 = window if window is not None else run_window(timeline)
-    iv = pair_intervals(timeline, "GPU_START", "GPU_END")
-    devices = sorted(int(d) for d in timeline["device"].dropna().unique())
+def _busy_frame(intervals: pd.DataFrame, devices: Iterable[int], window: tuple[float, float]) -> pd.DataFrame:
+    """Per device: busy_us (union of its intervals in the window) and busy (stats.busy_fraction)."""
+    t0, t1 = window
     rows = []
     for dev in devices:
-        sub = iv[iv["device"] == dev]
-        busy = union_us(sub["start_us"], sub["end_us"], t0, t1)
-        rows.append({"device": dev, "wall_us": float(t1 - t0), "busy_us": busy})
-    frame = pd.DataFrame(rows, columns=["device", "wall_us", "busy_us"])
-    frame["busy"] = frame["busy_us"] / frame["wall_us"].where(frame["wall_us"] > 0)
-    return frame
+        sub = intervals[intervals["device"] == dev]
+        rows.append({"device": int(dev), "wall_us": float(t1 - t0),
+                     "busy_us": stats_mod.union_us(sub["start_us"], sub["end_us"], t0, t1),
+                     "busy": stats_mod.busy_fraction(sub["start_us"], sub["end_us"], t0, t1)})
+    return pd.DataFrame(rows, columns=["device", "wall_us", "busy_us", "busy"])
 
 
-def kernel_busy(cupti: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
-    """Per device: union of CUPTI KERNEL intervals over the window / window length."""
-    t0, t1 = window
+def gpu_busy(timeline: pd.DataFrame, window: tuple[float, float] | None = None, devices: int | None = None) -> pd.DataFrame:
+    """Per device: union of GPU_START..GPU_END over the window / window length. Devices
+    0..devices-1 when `devices` is given (a device that never ran a GPU phase is 0 % busy),
+    else those the timeline names."""
+    window = window if window is not None else run_window(timeline)
+    named = {int(d) for d in timeline["device"].dropna().unique()}
+    wanted = sorted(named | set(range(devices))) if devices is not None else sorted(named)
+    return _busy_frame(pair_intervals(timeline, "GPU_START", "GPU_END"), wanted, window)
+
+
+def kernel_busy(cupti: pd.DataFrame, window: tuple[float, float], devices: Iterable[int] = ()) -> pd.DataFrame:
+    """Per device: union of CUPTI KERNEL intervals over the window / window length, for the
+    devices with kernels and those in `devices` (0 % busy without kernels)."""
     kernels = cupti[cupti["kind"] == "KERNEL"]
-    rows = []
-    for dev, sub in kernels.groupby("device", sort=True):
-        busy = union_us(sub["start_us"], sub["end_us"], t0, t1)
-        rows.append({"device": int(dev), "wall_us": float(t1 - t0), "busy_us": busy})
-    frame = pd.DataFrame(rows, columns=["device", "wall_us", "busy_us"])
-    frame["busy"] = frame["busy_us"] / frame["wall_us"].where(frame["wall_us"] > 0)
-    return frame
+    wanted = sorted({int(d) for d in kernels["device"].dropna().unique()} | {int(d) for d in devices})
+    return _busy_frame(kernels, wanted, window)
 
 
 def utilisation(
-    timeline: pd.DataFrame, cupti: pd.DataFrame, window: tuple[float, float] | None = None
+    timeline: pd.DataFrame, cupti: pd.DataFrame, window: tuple[float, float] | None = None,
+    devices: int | None = None,
 ) -> pd.DataFrame:
     """Per device: GPU busy from the TIMELINE next to kernel busy from CUPTI (NaN when
-    no CUPTI rows were recorded), over one window."""
+    no CUPTI rows were recorded; 0 for a device without kernels when some were), over one
+    window. `devices`: the run's device count (config.json), see gpu_busy."""
     if window is None:
         window = run_window(timeline) if not timeline.empty else (
             float(cupti["start_us"].min()), float(cupti["end_us"].max())
         )
-    g = gpu_busy(timeline, window) if not timeline.empty else pd.DataFrame(columns=["device", "wall_us", "busy_us", "busy"])
-    k = kernel_busy(cupti, window)
+    g = gpu_busy(timeline, window, devices) if not timeline.empty else pd.DataFrame(columns=["device", "wall_us", "busy_us", "busy"])
+    k = kernel_busy(cupti, window, g["device"] if not cupti.empty else ())
     g = g.rename(columns={"busy_us": "gpu_busy_us", "busy": "gpu_busy"})
     k = k.rename(columns={"busy_us": "kernel_busy_us", "busy": "kernel_busy"}).drop(columns="wall_us")
     frame = g.merge(k, on="device", how="outer")
@@ -298,8 +273,8 @@ def gap_summary(gaps: pd.DataFrame) -> pd.DataFrame:
         {
             "n": grouped.size(),
             "total_ms": grouped.sum() / 1e3,
-            "mean_ms": grouped.mean() / 1e3,
-            "median_ms": grouped.median() / 1e3,
+            "mean_ms": grouped.agg(stats_mod.mean) / 1e3,
+            "median_ms": grouped.agg(stats_mod.median) / 1e3,
             "max_ms": grouped.max() / 1e3,
         }
     ).reset_index()
@@ -406,9 +381,10 @@ def gpu_time_per_partition(timeline: pd.DataFrame, exclude: Iterable[int] = ()) 
         return pd.DataFrame(columns=cols)
     rows = []
     for dev, sub in iv.groupby("device", sort=True):
-        rows.append({"device": int(dev), "n": len(sub), "mean_ms": sub["dur_us"].mean() / 1e3,
-                     "median_ms": sub["dur_us"].median() / 1e3})
-    rows.append({"device": pd.NA, "n": len(iv), "mean_ms": iv["dur_us"].mean() / 1e3, "median_ms": iv["dur_us"].median() / 1e3})
+        rows.append({"device": int(dev), "n": len(sub), "mean_ms": stats_mod.mean(sub["dur_us"]) / 1e3,
+                     "median_ms": stats_mod.median(sub["dur_us"]) / 1e3})
+    rows.append({"device": pd.NA, "n": len(iv), "mean_ms": stats_mod.mean(iv["dur_us"]) / 1e3,
+                 "median_ms": stats_mod.median(iv["dur_us"]) / 1e3})
     frame = pd.DataFrame(rows, columns=cols)
     frame["device"] = frame["device"].astype(schema.INT_DTYPE)
     return frame
@@ -454,8 +430,8 @@ def stage_summary(long: pd.DataFrame, exclude: Iterable[int] = ()) -> pd.DataFra
     frame = pd.DataFrame(
         {
             "n": grouped.size(),
-            "mean_ms": grouped.mean() / 1e3,
-            "median_ms": grouped.median() / 1e3,
+            "mean_ms": grouped.agg(stats_mod.mean) / 1e3,
+            "median_ms": grouped.agg(stats_mod.median) / 1e3,
             "p95_ms": grouped.agg(lambda v: stats_mod.percentile(v, 95)) / 1e3,
             "max_ms": grouped.max() / 1e3,
         }
@@ -468,8 +444,9 @@ def stage_inflation(loaded: pd.DataFrame, isolated: pd.DataFrame, statistic: str
     stage present in both out): isolated_ms, loaded_ms, ratio = loaded / isolated, delta_ms."""
     if statistic not in ("mean", "median"):
         raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
-    a = isolated.groupby("stage")["value_us"].agg(statistic) / 1e3
-    b = loaded.groupby("stage")["value_us"].agg(statistic) / 1e3
+    center = stats_mod.mean if statistic == "mean" else stats_mod.median
+    a = isolated.groupby("stage")["value_us"].agg(center) / 1e3
+    b = loaded.groupby("stage")["value_us"].agg(center) / 1e3
     stages = [s for s in b.index if s in a.index]
     frame = pd.DataFrame({"stage": stages, "isolated_ms": a[stages].to_numpy(), "loaded_ms": b[stages].to_numpy()})
     frame["ratio"] = frame["loaded_ms"] / frame["isolated_ms"].where(frame["isolated_ms"] > 0)
@@ -494,7 +471,7 @@ def mean_bandwidth(counters: pd.DataFrame, window: tuple[float, float] | None = 
         pick = pick[(pick["t_us"] >= window[0]) & (pick["t_us"] <= window[1])]
     if pick.empty:
         return float("nan"), ""
-    return float(pick["value"].mean()), ",".join(sorted(str(s) for s in pick["source"].unique()))
+    return stats_mod.mean(pick["value"].dropna(), "bandwidth"), ",".join(sorted(str(s) for s in pick["source"].unique()))
 
 
 def peak_rss(run: Run) -> tuple[float, str]:
@@ -521,9 +498,11 @@ def peak_rss(run: Run) -> tuple[float, str]:
 # ------------------------------------------------------------------- per run
 
 
-def _nanmean(values: pd.Series) -> float:
-    values = pd.to_numeric(values, errors="coerce").dropna()
-    return float(values.mean()) if len(values) else float("nan")
+def device_mean(values: pd.Series) -> float:
+    """A run's figure from its devices' (summary.json's rule): their mean, NaN when any
+    device has none."""
+    values = pd.to_numeric(values, errors="coerce")
+    return float("nan") if values.isna().any() else stats_mod.mean(values)
 
 
 def _kernel_busy(run: Run, util: pd.DataFrame) -> tuple[float, str]:
@@ -531,7 +510,7 @@ def _kernel_busy(run: Run, util: pd.DataFrame) -> tuple[float, str]:
     cupti.csv (committed results keep summary.json), the engine's own CUPTI figure from
     summary.json (`kernel_busy` with `kernel_busy_source` "cupti"); else NaN."""
     if not run.cupti.empty:
-        return _nanmean(util["kernel_busy"]), "cupti.csv"
+        return device_mean(util["kernel_busy"]), "cupti.csv"
     value = run.summary.get("kernel_busy")
     if run.summary.get("kernel_busy_source") == "cupti" and isinstance(value, (int, float)) and math.isfinite(value):
         return float(value), "summary.json"
@@ -589,15 +568,15 @@ def run_metrics(
     pct = latency_percentiles(lat)
     out["latency_p50_s"] = pct["p50"]
     out["latency_p95_s"] = pct["p95"]
-    out["latency_mean_s"] = float(lat["latency_s"].mean()) if not lat.empty else nan
-    util = utilisation(tl, run.cupti, window)
-    out["gpu_busy"] = _nanmean(util["gpu_busy"])
+    out["latency_mean_s"] = stats_mod.mean(lat["latency_s"])
+    util = utilisation(tl, run.cupti, window, cfg.get("devices"))
+    out["gpu_busy"] = device_mean(util["gpu_busy"])
     out["kernel_busy"], out["kernel_busy_source"] = _kernel_busy(run, util)
     gpt = gpu_time_per_partition(tl, excluded)
     overall = gpt[gpt["device"].isna()] if not gpt.empty else gpt
     out["gpu_ms_per_partition"] = float(overall["mean_ms"].iloc[0]) if not overall.empty else nan
     synth = integrity_mod.without_jobs(pair_intervals(tl, "SYNTH_START", "SYNTH_END"), excluded)
-    out["synth_ms"] = float(synth["dur_us"].mean() / 1e3) if not synth.empty else nan
+    out["synth_ms"] = stats_mod.mean(synth["dur_us"]) / 1e3
     gaps = gpu_gaps(tl)
     for kind in ("handoff", "idle"):
         sel = gaps[gaps["kind"] == kind] if not gaps.empty else gaps

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import metrics
+from . import metrics, stats
 from .integrity import IntegrityReport, without_jobs
 from .loaders import Run
 from .reflog import job_labels, reference_stage_long
@@ -72,7 +72,7 @@ def _stats(values: pd.Series) -> dict[str, float]:
     v = values.to_numpy(dtype="float64")
     if v.size == 0:
         return {"n": 0, "mean_ms": np.nan, "median_ms": np.nan}
-    return {"n": int(v.size), "mean_ms": float(v.mean()), "median_ms": float(np.median(v))}
+    return {"n": int(v.size), "mean_ms": stats.mean(v), "median_ms": stats.median(v)}
 
 
 def _gpu_time(tl: pd.DataFrame, excluded: list[int], cuda: pd.DataFrame) -> pd.DataFrame:
@@ -113,10 +113,10 @@ def _busy(tl: pd.DataFrame, window: tuple[int, int], devices: int, cuda: pd.Data
     rows = []
     total_busy = 0.0
     for dev, sub in iv.groupby(iv["device"].astype("float64").fillna(-1), sort=True):
-        busy = metrics.union_us(sub["start_us"], sub["end_us"], t0, t1) / 1e3
+        busy = stats.union_us(sub["start_us"], sub["end_us"], t0, t1) / 1e3
         total_busy += busy
         rows.append({"device": UNKNOWN_DEVICE if dev == -1 else int(dev), "window_s": wall_ms / 1e3,
-                     "gpu_busy": busy / wall_ms if wall_ms > 0 else np.nan,
+                     "gpu_busy": stats.busy_fraction(sub["start_us"], sub["end_us"], t0, t1),
                      "lock_held_busy": np.nan, "kernel_busy": np.nan})
     held = float(cuda.loc[cuda["key"] == "mutex_held_ms", "value_us"].sum() / 1e3)
     kernel, source = _kernel_ms(cuda)
@@ -149,8 +149,8 @@ def _gaps(tl: pd.DataFrame) -> pd.DataFrame:
 def _latency_summary(values_s: np.ndarray, source: str) -> dict[str, Any]:
     if values_s.size == 0:
         return {"n": 0, "source": source}
-    return {"n": int(values_s.size), "mean_s": float(values_s.mean()), "p50_s": float(np.percentile(values_s, 50)),
-            "p95_s": float(np.percentile(values_s, 95)), "max_s": float(values_s.max()), "source": source}
+    return {"n": int(values_s.size), "mean_s": stats.mean(values_s), "p50_s": stats.percentile(values_s, 50),
+            "p95_s": stats.percentile(values_s, 95), "max_s": float(values_s.max()), "source": source}
 
 
 def _counted_jobs(tl: pd.DataFrame, excluded: list[int]) -> pd.DataFrame:

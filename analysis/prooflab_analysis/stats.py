@@ -1,20 +1,30 @@
 """The statistics of prooflab, defined once.
 
-Every figure that is a percentile, an interval or a test of a difference comes from here:
-the report's tables, the A/B verdicts (abtest.py) and `prooflab regress` (through
-regress_stats.py). The engine's summary.json computes its latency percentiles in C++
-with the same definition (core/trace/percentile.hpp); tests/python/test_stats.py runs the
-engine and checks that both sides agree on the same jobs.
+Every figure that is a percentile, a mean or median, a busy fraction, an interval or a test
+of a difference comes from here: the report's tables (metrics.py, reflog_figures.py), the
+A/B verdicts (abtest.py), the model's validation and `prooflab regress` (through
+regress_stats.py). The C++ side (summary.json, gpu-phase, regress, prooflab_gpu_bench) has
+one implementation of the same definitions in core/stats/ (sample.hpp, interval_union.hpp);
+tests/python/test_stats_agree.py feeds both the same samples through the `prooflab.stats`
+binding, and tests/python/test_stats.py runs the engine and compares its summary.json.
 
 * percentile: numpy's default ("linear", type 7 of Hyndman & Fan): for sorted x_0..x_{n-1}
   and q in [0, 100], h = (n - 1) q / 100, value = x_floor(h) + (h - floor(h)) (x_ceil(h) -
-  x_floor(h)). It is what pandas' quantile does by default too.
+  x_floor(h)). It is what pandas' quantile does by default too. The median is the 50th
+  percentile (the mean of the two middle values for even n). The C++ quantile takes q / 100.
+* mean: the sum over n; sample_sd: ddof 1 (NaN below two values).
+* percentile, median, mean and sample_sd refuse NaN with a ValueError naming the sample and
+  the value's position (as the C++ side does); an empty sample gives NaN (C++: none).
+* busy: the length of the union of intervals clipped to a window (union_us; overlapping
+  intervals count once, touching ones merge), over the window's length (busy_fraction). GPU
+  busy takes GPU_START..GPU_END, kernel busy the CUPTI KERNEL rows (metrics.py).
 * bootstrap interval of the relative change of the mean (or median) of two independent
   samples: scipy.stats.bootstrap, percentile method, both samples resampled independently.
 * rank test: two-sided Mann-Whitney U (scipy.stats.mannwhitneyu).
 * interval of a mean of a few repetitions (sweep points, memory-tier cells): Student t,
   mean ± t_{(1+confidence)/2, n-1} · s / √n with s the sample sd (ddof 1); NaN, never 0,
-  with one repetition (mean_t_interval).
+  with one repetition (mean_t_interval). It leaves out non-finite values: a repetition
+  without the figure is missing, not a number.
 * repetitions per arm: the normal-approximation sample size for a given minimum effect,
   with the advice it leads to (advice_for_more_reps).
 """
@@ -34,14 +44,81 @@ PERCENTILE_METHOD = "linear"
 MAX_PRACTICAL_REPS = 30
 
 
-def percentile(values: Sequence[float] | np.ndarray, q: float) -> float:
+def _sample(values: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
+    """The values as float64, refusing NaN (the C++ side's require_no_nan, same message)."""
+    a = np.asarray(values, dtype="float64").ravel()
+    bad = np.flatnonzero(np.isnan(a))
+    if bad.size:
+        raise ValueError(f"{what}: value #{int(bad[0])} of {a.size} is NaN")
+    return a
+
+
+def percentile(values: Sequence[float] | np.ndarray, q: float, what: str = "sample") -> float:
     """The q-th percentile (q in [0, 100]) by the one definition above; NaN if empty."""
     if not 0 <= q <= 100:
         raise ValueError(f"percentile q must be in [0, 100], got {q}")
-    a = np.asarray(values, dtype="float64")
+    a = _sample(values, what)
     if a.size == 0:
         return float("nan")
     return float(np.percentile(a, q, method=PERCENTILE_METHOD))
+
+
+def median(values: Sequence[float] | np.ndarray, what: str = "sample") -> float:
+    """The 50th percentile; NaN if empty."""
+    return percentile(values, 50, what)
+
+
+def mean(values: Sequence[float] | np.ndarray, what: str = "sample") -> float:
+    """The arithmetic mean; NaN if empty."""
+    a = _sample(values, what)
+    return float(a.mean()) if a.size else float("nan")
+
+
+def sample_sd(values: Sequence[float] | np.ndarray, what: str = "sample") -> float:
+    """Standard deviation with n - 1 in the denominator; NaN below two values."""
+    a = _sample(values, what)
+    return float(a.std(ddof=1)) if a.size >= 2 else float("nan")
+
+
+def merge_intervals(starts: Iterable[float], ends: Iterable[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Union of intervals as disjoint sorted blocks (touching intervals merge; empty and
+    reversed ones are dropped)."""
+    s = np.asarray(starts, dtype="float64")
+    e = np.asarray(ends, dtype="float64")
+    keep = e > s
+    s, e = s[keep], e[keep]
+    if s.size == 0:
+        return s, e
+    order = np.argsort(s, kind="stable")
+    s, e = s[order], e[order]
+    running_end = np.maximum.accumulate(e)
+    new_block = np.empty(s.size, dtype=bool)
+    new_block[0] = True
+    new_block[1:] = s[1:] > running_end[:-1]
+    first = np.flatnonzero(new_block)
+    block_end = np.maximum.reduceat(e, first)
+    return s[first], block_end
+
+
+def union_us(starts: Iterable[float], ends: Iterable[float], lo: float | None = None, hi: float | None = None) -> float:
+    """Length of the union of intervals, clipped to [lo, hi]."""
+    s = np.asarray(starts, dtype="float64")
+    e = np.asarray(ends, dtype="float64")
+    if lo is not None:
+        s = np.maximum(s, lo)
+        e = np.maximum(e, lo)
+    if hi is not None:
+        s = np.minimum(s, hi)
+        e = np.minimum(e, hi)
+    bs, be = merge_intervals(s, e)
+    return float((be - bs).sum())
+
+
+def busy_fraction(starts: Iterable[float], ends: Iterable[float], lo: float, hi: float) -> float:
+    """union_us over [lo, hi] divided by hi - lo; NaN for an empty or reversed window."""
+    if not hi > lo:
+        return float("nan")
+    return union_us(starts, ends, lo, hi) / (hi - lo)
 
 
 def center(values: np.ndarray, statistic: str, axis: int | None = None) -> np.ndarray | float:

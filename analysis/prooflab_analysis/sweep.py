@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .stats import mean_t_interval
+from .stats import mean, mean_t_interval
 from .tables import fmt_float, fmt_percent, markdown_table
 
 # Energy figures (energy.py); shown only where some run recorded them.
@@ -117,7 +117,7 @@ def sweep_table(runs: pd.DataFrame, baseline: str = "baseline") -> pd.DataFrame:
         axis_keys.append({f"_axis_{a}": grp[a].iloc[0] for a in axes})
         for col in METRIC_COLUMNS:
             values = grp[col].dropna()
-            row[col] = float(values.mean()) if len(values) else np.nan
+            row[col] = mean(values, col)
             if col in SPREAD_METRICS:
                 _, sd, lo, hi = mean_t_interval(values)
                 row.update({f"{col}_sd": sd, f"{col}_ci_low": lo, f"{col}_ci_high": hi})

@@ -1,22 +1,18 @@
 #include "core/engine/batch_summary.hpp"
 
-#include <algorithm>
-#include <numeric>
-
-#include "core/trace/percentile.hpp"
+#include "core/stats/sample.hpp"
 
 namespace prooflab::engine {
 namespace {
 
-nlohmann::json avg_min_max(const std::vector<double>& v) {
-  if (v.empty()) return {{"avg", nullptr}, {"min", nullptr}, {"max", nullptr}};
-  return {{"avg", std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size())},
-          {"min", *std::min_element(v.begin(), v.end())},
-          {"max", *std::max_element(v.begin(), v.end())}};
+nlohmann::json avg_min_max(const std::vector<double>& v, const char* what) {
+  const auto s = stats::summarize(v, what);
+  if (!s) return {{"avg", nullptr}, {"min", nullptr}, {"max", nullptr}};
+  return {{"avg", s->mean}, {"min", s->min}, {"max", s->max}};
 }
 
-nlohmann::json percentile_or_null(const std::vector<double>& v, double q) {
-  const auto p = trace::percentile(v, q);
+nlohmann::json quantile_or_null(const std::vector<double>& v, double q) {
+  const auto p = stats::quantile(v, q, "completed jobs' wall_s");
   return p ? nlohmann::json(*p) : nlohmann::json(nullptr);
 }
 
@@ -38,11 +34,11 @@ nlohmann::json batch_summary(const std::vector<JobReport>& reports, const BatchF
       {"failed", reports.size() - completed},
       {"interrupted", f.interrupted},
       {"total_s", total_s},
-      {"wall_s", avg_min_max(wall)},
-      {"prove_s", avg_min_max(prove)},
+      {"wall_s", avg_min_max(wall, "completed jobs' wall_s")},
+      {"prove_s", avg_min_max(prove, "completed jobs' prove_s")},
       {"throughput_proofs_per_min", completed ? static_cast<double>(completed) / total_s * 60 : 0.0},
       {"s_per_proof", completed ? nlohmann::json(total_s / static_cast<double>(completed)) : nlohmann::json(nullptr)},
-      {"latency_s", {{"p50", percentile_or_null(wall, 0.5)}, {"p95", percentile_or_null(wall, 0.95)}}},
+      {"latency_s", {{"p50", quantile_or_null(wall, 0.5)}, {"p95", quantile_or_null(wall, 0.95)}}},
       {"timeline_events", f.timeline_events},
       {"peak_rss_bytes", f.peak_rss_bytes ? nlohmann::json(*f.peak_rss_bytes) : nlohmann::json(nullptr)},
       {"peak_rss_scope", f.peak_rss_scope},

@@ -34,9 +34,9 @@ struct BatchFigures {
   std::uint64_t peak_host_charged_bytes = 0, host_mem_budget_bytes = 0, partition_footprint_bytes = 0;
   // Per-device busy (core/trace/device_busy.hpp): each device's lock-held spans, the run
   // window (none when no job was submitted), and why there is no kernel busy.
-  std::map<int, std::vector<trace::Span>> gpu_held_us;
+  std::map<int, std::vector<stats::Span>> gpu_held_us;
   int devices = 1;
-  std::optional<trace::Span> busy_window_us;
+  std::optional<stats::Span> busy_window_us;
   std::string no_kernels_reason;
   // CPU seconds per pool (summary.json cpu_seconds_by_pool, docs/run-directory.md).
   std::map<std::string, double> cpu_seconds_by_pool;

@@ -534,7 +534,7 @@ class Engine {
     f.gpu_held_us = gpu_held_.snapshot();
     f.devices = static_cast<int>(cfg_.devices);
     f.cpu_seconds_by_pool = cpu_seconds_by_pool_;
-    if (first_submit_us_) f.busy_window_us = trace::Span{*first_submit_us_, last_end_us_};
+    if (first_submit_us_) f.busy_window_us = stats::Span{*first_submit_us_, last_end_us_};
     f.no_kernels_reason = in_.backend.name() == "cuda" ? "CUPTI did not run"
                                                       : "the " + in_.backend.name() + " backend runs no CUDA kernels";
     return {reports_, interrupted_, batch_summary(reports_, f)};

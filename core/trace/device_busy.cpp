@@ -1,74 +1,50 @@
 #include "core/trace/device_busy.hpp"
 
-#include <algorithm>
+#include "core/stats/sample.hpp"
 
 namespace prooflab::trace {
 
-std::int64_t union_length(std::vector<Span> spans, Span window) {
-  for (auto& s : spans) {
-    s.start = std::clamp(s.start, window.start, std::max(window.start, window.end));
-    s.end = std::clamp(s.end, window.start, std::max(window.start, window.end));
-  }
-  std::erase_if(spans, [](const Span& s) { return s.end <= s.start; });
-  std::sort(spans.begin(), spans.end(),
-            [](const Span& a, const Span& b) { return a.start < b.start; });
-  std::int64_t total = 0, block_start = 0, block_end = 0;
-  bool open = false;
-  for (const auto& s : spans) {
-    if (open && s.start <= block_end) {
-      block_end = std::max(block_end, s.end);
-      continue;
-    }
-    if (open) total += block_end - block_start;
-    block_start = s.start;
-    block_end = s.end;
-    open = true;
-  }
-  if (open) total += block_end - block_start;
-  return total;
-}
-
-void DeviceSpans::add(int device, Span s) {
+void DeviceSpans::add(int device, stats::Span s) {
   std::lock_guard lock(mutex_);
   spans_[device].push_back(s);
 }
 
-std::map<int, std::vector<Span>> DeviceSpans::snapshot() const {
+std::map<int, std::vector<stats::Span>> DeviceSpans::snapshot() const {
   std::lock_guard lock(mutex_);
   return spans_;
 }
 
 namespace {
 
+// The mean over the devices of a per-device figure; null when a device has none.
 nlohmann::json mean_of(const nlohmann::json& devices, const char* key) {
-  double sum = 0;
-  std::size_t n = 0;
+  std::vector<double> values;
   for (const auto& [_, d] : devices.items()) {
     if (!d[key].is_number()) return nullptr;
-    sum += d[key].get<double>();
-    ++n;
+    values.push_back(d[key].get<double>());
   }
-  return n ? nlohmann::json(sum / static_cast<double>(n)) : nlohmann::json(nullptr);
+  const auto m = stats::mean(values, std::string("summary.json devices' ") + key);
+  return m ? nlohmann::json(*m) : nlohmann::json(nullptr);
+}
+
+nlohmann::json or_null(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
 }  // namespace
 
-nlohmann::json device_busy_summary(const std::map<int, std::vector<Span>>& held_us, int devices,
-                                   std::optional<Span> window_us,
+nlohmann::json device_busy_summary(const std::map<int, std::vector<stats::Span>>& held_us, int devices,
+                                   std::optional<stats::Span> window_us,
                                    const std::string& no_kernels_reason) {
   nlohmann::json out, per_device = nlohmann::json::object();
-  const std::int64_t wall = window_us ? window_us->end - window_us->start : 0;
   for (int d = 0; d < devices; ++d) {
     const auto it = held_us.find(d);
-    const std::vector<Span> spans = it == held_us.end() ? std::vector<Span>{} : it->second;
+    const std::vector<stats::Span> spans = it == held_us.end() ? std::vector<stats::Span>{} : it->second;
     nlohmann::json dev = {
         {"gpu_phases", spans.size()}, {"kernel_busy_us", nullptr}, {"kernel_busy", nullptr}};
     if (window_us) {
-      const std::int64_t busy = union_length(spans, *window_us);
-      dev["gpu_busy_us"] = busy;
-      dev["gpu_busy"] = wall > 0
-                            ? nlohmann::json(static_cast<double>(busy) / static_cast<double>(wall))
-                            : nlohmann::json(nullptr);
+      dev["gpu_busy_us"] = stats::union_length(spans, *window_us);
+      dev["gpu_busy"] = or_null(stats::busy_fraction(spans, *window_us));
     } else {
       dev["gpu_busy_us"] = nullptr;
       dev["gpu_busy"] = nullptr;
@@ -85,19 +61,17 @@ nlohmann::json device_busy_summary(const std::map<int, std::vector<Span>>& held_
   return out;
 }
 
-void add_kernel_busy(nlohmann::json& summary, const std::map<int, std::vector<Span>>& kernels_ns) {
+void add_kernel_busy(nlohmann::json& summary, const std::map<int, std::vector<stats::Span>>& kernels_ns) {
   const nlohmann::json& w = summary.at("busy_window_us");
   if (w.is_null()) return;  // no window: nothing ran
-  const Span window_ns{w.at("start").get<std::int64_t>() * 1000,
-                       w.at("end").get<std::int64_t>() * 1000};
-  const std::int64_t wall_ns = window_ns.end - window_ns.start;
+  const stats::Span window_ns{w.at("start").get<std::int64_t>() * 1000,
+                              w.at("end").get<std::int64_t>() * 1000};
   for (auto& [key, dev] : summary.at("devices").items()) {
     const auto it = kernels_ns.find(std::stoi(key));
-    const std::int64_t busy_ns = it == kernels_ns.end() ? 0 : union_length(it->second, window_ns);
-    dev["kernel_busy_us"] = static_cast<double>(busy_ns) / 1e3;
-    dev["kernel_busy"] =
-        wall_ns > 0 ? nlohmann::json(static_cast<double>(busy_ns) / static_cast<double>(wall_ns))
-                    : nlohmann::json(nullptr);
+    const std::vector<stats::Span> spans =
+        it == kernels_ns.end() ? std::vector<stats::Span>{} : it->second;
+    dev["kernel_busy_us"] = static_cast<double>(stats::union_length(spans, window_ns)) / 1e3;
+    dev["kernel_busy"] = or_null(stats::busy_fraction(spans, window_ns));
   }
   summary["kernel_busy"] = mean_of(summary.at("devices"), "kernel_busy");
   summary["kernel_busy_source"] = "cupti";

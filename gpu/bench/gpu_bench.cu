@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace/percentile.hpp"
+#include "core/stats/sample.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/bench/host_inputs.hpp"
@@ -104,17 +104,10 @@ struct Stats {
   double median = 0, min = 0, max = 0, mean = 0;
 };
 
+// reps >= 1, so there is always a sample to summarise.
 Stats summarize(std::vector<double> ms) {
-  Stats s;
-  s.ms = ms;
-  std::sort(ms.begin(), ms.end());
-  s.min = ms.front();
-  s.max = ms.back();
-  s.median = *prooflab::trace::percentile(ms, 0.5);
-  double sum = 0;
-  for (double x : ms) sum += x;
-  s.mean = sum / ms.size();
-  return s;
+  const auto sum = *prooflab::stats::summarize(ms, "gpu_bench timings (ms)");
+  return {std::move(ms), sum.median, sum.min, sum.max, sum.mean};
 }
 
 struct Bench {

@@ -157,7 +157,7 @@ struct CuptiCollector::Impl {
   std::uint64_t dropped = 0, buffers = 0;
   std::vector<std::string> errors;
   std::int64_t epoch_ns = 0;
-  std::map<int, std::vector<trace::Span>> kernel_spans_ns;  // KERNEL rows per device, ns on the epoch
+  std::map<int, std::vector<stats::Span>> kernel_spans_ns;  // KERNEL rows per device, ns on the epoch
 
   // The scratch rows to cupti.csv, their kernels to kernel_spans_ns.
   void write_scratch() {
@@ -377,7 +377,7 @@ void CuptiCollector::stop() {
     c.reason += "; " + std::to_string(c.dropped) + " records dropped (CUPTI found no buffer space)";
 }
 
-std::map<int, std::vector<trace::Span>> CuptiCollector::kernel_spans_ns() const {
+std::map<int, std::vector<stats::Span>> CuptiCollector::kernel_spans_ns() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->kernel_spans_ns;
 }

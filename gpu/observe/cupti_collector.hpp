@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace/device_busy.hpp"
+#include "core/stats/interval_union.hpp"
 
 namespace prooflab::gpu::observe {
 
@@ -57,8 +57,8 @@ class CuptiCollector {
   std::string summary() const;
   std::uint64_t dropped() const;
   // The KERNEL rows written so far per device, as ns on the run epoch (summary.json's
-  // kernel busy, core/trace/device_busy.hpp).
-  std::map<int, std::vector<trace::Span>> kernel_spans_ns() const;
+  // kernel busy, core/trace/device_busy.hpp over core/stats/interval_union.hpp).
+  std::map<int, std::vector<stats::Span>> kernel_spans_ns() const;
 
   struct Impl;  // defined in the .cpp (CUPTI's callbacks reach the active one)
 

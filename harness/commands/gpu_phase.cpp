@@ -20,9 +20,9 @@
 #include "core/circuits/circuit.hpp"
 #include "core/curve/random_points.hpp"
 #include "core/groth16/prover.hpp"
+#include "core/stats/sample.hpp"
 #include "core/text/parse.hpp"
 #include "core/trace/elapsed.hpp"
-#include "core/trace/percentile.hpp"
 #include "core/trace/timeline.hpp"
 #include "harness/commands/commands.hpp"
 #include "harness/config_file.hpp"
@@ -40,7 +40,8 @@ namespace {
 
 using trace::seconds_since;
 
-double median(const std::vector<double>& v) { return trace::percentile(v, 0.5).value_or(0); }
+// --reps >= 1, so every sample has a median.
+double median(const std::vector<double>& v) { return *stats::median(v, "gpu-phase timings"); }
 
 // "void prooflab::gpu::msm::kernels::(anonymous namespace)::accumulate_kernel<3>(…)" →
 // "accumulate_kernel<3>": no return type, namespaces or parameters; long template argument

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/trace/percentile.hpp"
+#include "core/stats/sample.hpp"
 #include "core/trace/run_directory.hpp"
 #include "harness/commands/command_line.hpp"
 #include "harness/commands/commands.hpp"
@@ -214,13 +214,9 @@ void print_table(const std::vector<Row>& rows) {
 }
 
 double statistic_of(const std::vector<double>& v, const std::string& statistic) {
-  if (v.empty()) return NAN;
-  if (statistic == "mean") {
-    double s = 0;
-    for (double x : v) s += x;
-    return s / static_cast<double>(v.size());
-  }
-  return *trace::percentile(v, 0.5);
+  const auto value = statistic == "mean" ? stats::mean(v, "regress samples")
+                                          : stats::median(v, "regress samples");
+  return value.value_or(NAN);
 }
 
 // Metrics that inputs bring and a baseline being created or updated does not have yet.

@@ -28,6 +28,8 @@
 
 #include "core/engine/config.hpp"
 #include "core/engine/knobs.hpp"
+#include "core/stats/interval_union.hpp"
+#include "core/stats/sample.hpp"
 #include "core/trace/stages_csv.hpp"
 #include "harness/batch_runner.hpp"
 #include "harness/commands/command_line.hpp"
@@ -363,6 +365,13 @@ py::dict scan_reflog(const ReflogScanner& scanner, const py::buffer& chunk, std:
   return out;
 }
 
+// (start, end) pairs from Python as the spans of core/stats/interval_union.hpp.
+std::vector<stats::Span> spans_of(const std::vector<std::pair<std::int64_t, std::int64_t>>& pairs) {
+  std::vector<stats::Span> out;
+  for (const auto& [start, end] : pairs) out.push_back({start, end});
+  return out;
+}
+
 }  // namespace
 }  // namespace prooflab::harness::python
 
@@ -452,6 +461,23 @@ with prooflab_analysis.loaders, whose errors name the line.)");
   m.def("read_stages", [](const std::string& run_dir) {
         return hp::read_csv_columns(run_dir + "/stages.csv", hp::kStagesIntColumns);
       }, py::arg("run_dir"), "stages.csv of a run directory, as read_csv_columns gives it");
+
+  // The C++ statistics (core/stats), so that a test pins them to prooflab_analysis.stats
+  // (tests/python/test_stats_agree.py). NaN raises ValueError; an empty sample gives None.
+  auto st = m.def_submodule("stats", "The C++ side's statistics (core/stats), for comparison with prooflab_analysis.stats");
+  st.def("quantile", [](const std::vector<double>& v, double q) { return prooflab::stats::quantile(v, q); },
+         py::arg("values"), py::arg("q"), "The q-quantile (q in [0, 1]), numpy's linear rule; None if empty");
+  st.def("median", [](const std::vector<double>& v) { return prooflab::stats::median(v); }, py::arg("values"));
+  st.def("mean", [](const std::vector<double>& v) { return prooflab::stats::mean(v); }, py::arg("values"));
+  st.def("sample_sd", [](const std::vector<double>& v) { return prooflab::stats::sample_sd(v); },
+         py::arg("values"), "Standard deviation with n - 1 in the denominator; None below two values");
+  using Pairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  st.def("union_length", [](const Pairs& spans, std::pair<std::int64_t, std::int64_t> w) {
+           return prooflab::stats::union_length(hp::spans_of(spans), {w.first, w.second});
+         }, py::arg("spans"), py::arg("window"), "Length of the union of (start, end) spans clipped to the window");
+  st.def("busy_fraction", [](const Pairs& spans, std::pair<std::int64_t, std::int64_t> w) {
+           return prooflab::stats::busy_fraction(hp::spans_of(spans), {w.first, w.second});
+         }, py::arg("spans"), py::arg("window"), "union_length over the window's length; None for an empty window");
 
   py::class_<hp::ReflogScanner>(m, "ReflogScanner", R"(The compiled line scanner of prooflab_analysis.reflog_chunks:
 ReflogScanner(**tables) with the tables reflog_chunks.native_tables() gives (raises ValueError

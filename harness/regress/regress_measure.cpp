@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/trace/percentile.hpp"
+#include "core/stats/sample.hpp"
 #include "harness/regress/regress_host.hpp"
 #include "harness/regress/regress_process.hpp"
 
@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 double median_of(const std::vector<double>& v) {
-  const auto m = trace::percentile(v, 0.5);
+  const auto m = stats::median(v, "regress samples");
   if (!m) throw std::logic_error("median of nothing");
   return *m;
 }

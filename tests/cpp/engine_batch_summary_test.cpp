@@ -23,7 +23,7 @@ BatchFigures ten_seconds() {
   f.partition_footprint_bytes = 5;
   f.gpu_held_us = {{0, {{1'000'000, 3'000'000}, {2'000'000, 6'000'000}}}};
   f.devices = 1;
-  f.busy_window_us = trace::Span{1'000'000, 11'000'000};
+  f.busy_window_us = stats::Span{1'000'000, 11'000'000};
   f.no_kernels_reason = "the cpu backend runs no CUDA kernels";
   f.cpu_seconds_by_pool = {{"synthesis0", 1.5}, {"groth16", 0.25}, {"engine", 0.0}};
   return f;

@@ -8,18 +8,7 @@ namespace {
 
 using prooflab::trace::add_kernel_busy;
 using prooflab::trace::device_busy_summary;
-using prooflab::trace::Span;
-using prooflab::trace::union_length;
-
-TEST(UnionLength, OverlapsCountOnceTouchingSpansMergeAndTheWindowClips) {
-  // [0,10) ∪ [5,15) = 15; [15,20) touches it: 20; [30,40) alone: 10; [35,36) inside it.
-  EXPECT_EQ(union_length({{0, 10}, {5, 15}, {15, 20}, {30, 40}, {35, 36}}, {0, 100}), 30);
-  // Clipped to [8, 32): [8,20) + [30,32) = 14.
-  EXPECT_EQ(union_length({{30, 40}, {0, 10}, {15, 20}, {5, 15}}, {8, 32}), 14);
-  EXPECT_EQ(union_length({{50, 60}}, {0, 40}), 0);           // outside the window
-  EXPECT_EQ(union_length({{10, 10}, {20, 5}}, {0, 40}), 0);  // empty and reversed spans
-  EXPECT_EQ(union_length({}, {0, 40}), 0);
-}
+using prooflab::stats::Span;
 
 TEST(DeviceBusySummary, PerDeviceShareOfTheWindowAndTheirMean) {
   // Window 100..300 (200 µs). Device 0: [100,150) ∪ [140,200) = 100 → 0.5. Device 1: [250,400)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from builders import KNOWN, TimelineBuilder, known_counters, known_cupti, known_timeline, write_known_run
-from prooflab_analysis import metrics
+from prooflab_analysis import metrics, stats
 from prooflab_analysis.loaders import load_run
 
 
@@ -27,6 +27,21 @@ def test_gpu_busy_and_kernel_busy_per_device() -> None:
     assert (row["device"], row["wall_us"], row["gpu_busy_us"], row["kernel_busy_us"]) == (0, 1.2e6, 9e5, 7.8e5)
     assert row["gpu_busy"] == pytest.approx(0.75, rel=1e-12)
     assert row["kernel_busy"] == pytest.approx(0.65, rel=1e-12)
+
+
+def test_a_device_without_kernels_or_phases_is_idle_as_in_summary_json() -> None:
+    """A two-device run whose device 1 ran nothing: summary.json (core/trace/device_busy)
+    gives device 1 gpu_busy 0 and, with CUPTI on, kernel_busy 0, and the run's figures are
+    the mean over both devices. Known run: device 0 busy 0.75 (lock held) and 0.65 (kernels)."""
+    util = metrics.utilisation(known_timeline(), known_cupti(), devices=2)
+    assert list(util["device"]) == [0, 1]
+    one = util.iloc[1]
+    assert (one["gpu_busy_us"], one["gpu_busy"], one["kernel_busy_us"], one["kernel_busy"]) == (0, 0, 0, 0)
+    assert metrics.device_mean(util["gpu_busy"]) == pytest.approx(0.75 / 2, rel=1e-12)
+    assert metrics.device_mean(util["kernel_busy"]) == pytest.approx(0.65 / 2, rel=1e-12)
+    # Without CUPTI rows there is no kernel figure at all, for any device.
+    no_cupti = metrics.utilisation(known_timeline(), known_cupti().iloc[0:0], devices=2)
+    assert no_cupti["kernel_busy"].isna().all() and np.isnan(metrics.device_mean(no_cupti["kernel_busy"]))
 
 
 def test_kernel_busy_of_a_run_kept_without_cupti_csv_is_the_engines_own(tmp_path: Path) -> None:
@@ -122,8 +137,8 @@ def test_overlapping_spans_count_once() -> None:
 
 
 def test_union_clipped_to_window() -> None:
-    assert metrics.union_us([0, 5, 20], [10, 15, 30], lo=2, hi=25) == 13 + 5
-    assert metrics.union_us([], []) == 0.0
+    assert stats.union_us([0, 5, 20], [10, 15, 30], lo=2, hi=25) == 13 + 5
+    assert stats.union_us([], []) == 0.0
 
 
 def test_pair_intervals_matches_kth_start_with_kth_end() -> None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import statistics
 import subprocess
 from pathlib import Path
 
@@ -26,7 +28,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prooflab_analysis import integrity, metrics
+from prooflab_analysis import integrity, metrics, stats
 from prooflab_analysis.loaders import load_run
 from prooflab_analysis.reflog import load_reference_log, reference_stage_long
 from prooflab_analysis.reflog_figures import reference_figures
@@ -61,8 +63,13 @@ def _batch(tmp: Path, run_id: str, *extra: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def roundtrip(tmp_path_factory: pytest.TempPathFactory):
-    tmp = tmp_path_factory.mktemp("roundtrip")
+def roundtrip_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("roundtrip")
+
+
+@pytest.fixture(scope="module")
+def roundtrip(roundtrip_dir: Path):
+    tmp = roundtrip_dir
     proc = _batch(tmp, "rt", "--log-format", "cuzk")
     assert proc.returncode == 0, proc.stderr[-2000:]
     (tmp / "daemon.log").write_text(proc.stderr)
@@ -82,6 +89,17 @@ def _reference_spans(tl: pd.DataFrame) -> pd.DataFrame:
     frame = pd.concat([at["LOCK_WAIT_START"].rename("start"), np.maximum(at["GPU_END"], at["B_G2_MSM_END"]).rename("end"),
                        dev.rename("device")], axis=1)
     return frame.dropna().reset_index()
+
+
+def test_the_batch_summarys_prove_time_is_the_completion_lines_mean_min_max(roundtrip, roundtrip_dir):
+    """`prove time: avg= min= max=` (core/stats summarize) over the `prove=N ms` of the
+    COMPLETED lines, worked out here with the standard library; printed with one decimal."""
+    text = (roundtrip_dir / "bench.log").read_text()
+    prove_s = [int(ms) / 1e3 for ms in re.findall(r"COMPLETED — [0-9.]+s \(prove=(\d+) ms", text)]
+    assert len(prove_s) == roundtrip[0].summary["completed"]
+    [(avg, lo, hi)] = re.findall(r"prove time: +avg=([0-9.]+)s min=([0-9.]+)s max=([0-9.]+)s", text)
+    assert abs(float(avg) - statistics.fmean(prove_s)) <= 0.05 + 1e-9
+    assert abs(float(lo) - min(prove_s)) <= 0.05 + 1e-9 and abs(float(hi) - max(prove_s)) <= 0.05 + 1e-9
 
 
 def test_the_log_imports_whole(roundtrip):
@@ -130,7 +148,7 @@ def test_gpu_busy_lock_held_and_kernel_busy(roundtrip):
     # The window: first .. last TIMELINE record written, i.e. first SYNTH_START .. last span end.
     t0 = tl.loc[tl["event"] == "SYNTH_START", "t_us"].min()
     t1 = spans["end"].max()
-    busy_us = metrics.union_us(spans["start"], spans["end"], t0, t1)
+    busy_us = stats.union_us(spans["start"], spans["end"], t0, t1)
     row = fig.busy[fig.busy["device"] == 0].iloc[0]
     got_window_us = row["window_s"] * 1e6
     assert t1 - t0 - 1000 < got_window_us < t1 - t0 + 1000

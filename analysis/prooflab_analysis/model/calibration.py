@@ -41,6 +41,7 @@ from scipy import optimize
 
 from .. import metrics, schema
 from ..loaders import Run
+from .. import stats
 from ..stats import percentile
 from .resources import CpuTask, bandwidth_excess, cpu_rates
 from .settings import Settings, settings_from_config
@@ -664,7 +665,7 @@ def _kernel_share(run: Run) -> float:
     kernels = run.cupti[run.cupti["kind"] == "KERNEL"] if not run.cupti.empty else run.cupti
     if kernels.empty:
         return 1.0
-    busy = metrics.union_us(kernels["start_us"], kernels["end_us"])
+    busy = stats.union_us(kernels["start_us"], kernels["end_us"])
     sub = run.timeline[run.timeline["event"].isin(["NTT_H", "BATCH_ADD", "TAIL_MSM"])]
     total = schema.detail_value(sub, "dur_us").astype(float).sum()
     return float(min(1.0, busy / total)) if total > 0 else 1.0

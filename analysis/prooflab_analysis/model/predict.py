@@ -28,6 +28,7 @@ import pandas as pd
 from .. import metrics, schema
 from ..loaders import Run, RunFormatError, is_run_dir, load_run
 from ..reflog import load_reference_log
+from .. import stats
 from ..stats import percentile
 from .calibration import Calibration, calibrate
 from .engine_sim import SimResult, simulate
@@ -146,7 +147,7 @@ def _kernel_busy(tl: pd.DataFrame, window: tuple[float, float], share: float) ->
         return float("nan")
     dur = schema.detail_value(sub, "dur_us").astype(float).to_numpy()
     end = sub["t_us"].to_numpy(dtype=float)
-    busy = [metrics.union_us(end[m] - dur[m], end[m], window[0], window[1]) for m in
+    busy = [stats.union_us(end[m] - dur[m], end[m], window[0], window[1]) for m in
             [(sub["device"] == d).to_numpy(dtype=bool) for d in sub["device"].dropna().unique()]]
     return float(np.mean(busy)) / (window[1] - window[0]) * share
 

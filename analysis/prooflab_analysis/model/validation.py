@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import metrics
+from .. import metrics, stats
 from ..loaders import load_experiment, load_run
 from ..tables import fmt_float, fmt_signed_percent, markdown_table
 from .calibration import THREADS, Calibration, calibrate, pooled, resolve_threads, runs_threads
@@ -41,7 +41,7 @@ class Validation:
     @property
     def median_abs_error(self) -> float:
         held_out = self.table[~self.table["used_for_calibration"]]
-        return float(np.median(np.abs(held_out["error"]))) if not held_out.empty else float("nan")
+        return stats.median(np.abs(held_out["error"]))
 
     @property
     def self_check_error(self) -> float:
@@ -94,7 +94,7 @@ def validate(experiment_dir: str | Path, calibrate_on: str, bandwidth_from: str 
         config = load_run(group["run_path"].iloc[0]).config
         settings = settings_from_config(config, cal.settings["cores"])
         point = point_prediction(cal, settings, f"{cell}/{variant}", reps, seed, 0.0)
-        m_s, m_p50 = float(np.mean(measured_s)), float(np.mean(measured_p50))
+        m_s, m_p50 = stats.mean(measured_s, "measured s/proof"), stats.mean(measured_p50, "measured p50")
         rows.append({"cell": cell, "variant": variant, "runs": len(group), "measured_s_per_proof": m_s,
                      "predicted_s_per_proof": point.row["s_per_proof"],
                      "error": point.row["s_per_proof"] / m_s - 1.0,
