@@ -28,6 +28,11 @@ nlohmann::json batch_summary(const std::vector<JobReport>& reports, const BatchF
     prove.push_back(r.prove_s);
   }
   const double total_s = static_cast<double>(f.end_us - f.start_us) / 1e6;
+  // One definition of throughput, the analysis's: completed proofs over first JOB_SUBMIT ..
+  // last completed JOB_DONE (total_s adds the engine's start-up and its final drain).
+  const double window_s =
+      f.completed_window_us ? static_cast<double>(f.completed_window_us->end - f.completed_window_us->start) / 1e6 : 0;
+  const bool rated = completed > 0 && window_s > 0;
   nlohmann::json out = {
       {"count", f.count},
       {"completed", completed},
@@ -36,8 +41,9 @@ nlohmann::json batch_summary(const std::vector<JobReport>& reports, const BatchF
       {"total_s", total_s},
       {"wall_s", avg_min_max(wall, "completed jobs' wall_s")},
       {"prove_s", avg_min_max(prove, "completed jobs' prove_s")},
-      {"throughput_proofs_per_min", completed ? static_cast<double>(completed) / total_s * 60 : 0.0},
-      {"s_per_proof", completed ? nlohmann::json(total_s / static_cast<double>(completed)) : nlohmann::json(nullptr)},
+      {"completed_window_s", rated ? nlohmann::json(window_s) : nlohmann::json(nullptr)},
+      {"throughput_proofs_per_min", rated ? static_cast<double>(completed) / window_s * 60 : 0.0},
+      {"s_per_proof", rated ? nlohmann::json(window_s / static_cast<double>(completed)) : nlohmann::json(nullptr)},
       {"latency_s", {{"p50", quantile_or_null(wall, 0.5)}, {"p95", quantile_or_null(wall, 0.95)}}},
       {"timeline_events", f.timeline_events},
       {"peak_rss_bytes", f.peak_rss_bytes ? nlohmann::json(*f.peak_rss_bytes) : nlohmann::json(nullptr)},

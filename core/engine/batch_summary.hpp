@@ -37,6 +37,10 @@ struct BatchFigures {
   std::map<int, std::vector<stats::Span>> gpu_held_us;
   int devices = 1;
   std::optional<stats::Span> busy_window_us;
+  // First JOB_SUBMIT .. last JOB_DONE of a completed job: the window s_per_proof and
+  // throughput_proofs_per_min divide (the analysis's, prooflab_analysis.metrics.throughput);
+  // none when no job completed.
+  std::optional<stats::Span> completed_window_us;
   std::string no_kernels_reason;
   // CPU seconds per pool (summary.json cpu_seconds_by_pool, docs/run-directory.md).
   std::map<std::string, double> cpu_seconds_by_pool;

@@ -501,6 +501,7 @@ class Engine {
                                     : tl_.record(Event::kJobFailed, seq, -1, -1, -1, "reason=" + sanitize(reason));
     lock.lock();
     last_end_us_ = std::max(last_end_us_, end);
+    if (rep.ok) last_done_us_ = std::max(last_done_us_, end);
     rep.wall_s = (end - job.submit_us) / 1e6;
     const std::int64_t first = job.first_synth_us >= 0 ? job.first_synth_us : job.submit_us;
     rep.queue_s = (first - job.submit_us) / 1e6;
@@ -535,6 +536,7 @@ class Engine {
     f.devices = static_cast<int>(cfg_.devices);
     f.cpu_seconds_by_pool = cpu_seconds_by_pool_;
     if (first_submit_us_) f.busy_window_us = stats::Span{*first_submit_us_, last_end_us_};
+    if (first_submit_us_ && last_done_us_ > 0) f.completed_window_us = stats::Span{*first_submit_us_, last_done_us_};
     f.no_kernels_reason = in_.backend.name() == "cuda" ? "CUPTI did not run"
                                                       : "the " + in_.backend.name() + " backend runs no CUDA kernels";
     return {reports_, interrupted_, batch_summary(reports_, f)};
@@ -570,6 +572,7 @@ class Engine {
   // each device's lock-held spans, recorded whether or not the TIMELINE is written.
   std::optional<std::int64_t> first_submit_us_;
   std::int64_t last_end_us_ = 0;
+  std::int64_t last_done_us_ = 0;  // the last completed job's JOB_DONE
   trace::DeviceSpans gpu_held_;
   std::optional<std::uint64_t> peak_rss_bytes_;
   std::string peak_rss_scope_;

@@ -24,6 +24,7 @@ BatchFigures ten_seconds() {
   f.gpu_held_us = {{0, {{1'000'000, 3'000'000}, {2'000'000, 6'000'000}}}};
   f.devices = 1;
   f.busy_window_us = stats::Span{1'000'000, 11'000'000};
+  f.completed_window_us = stats::Span{1'000'000, 9'000'000};  // the last job to end failed
   f.no_kernels_reason = "the cpu backend runs no CUDA kernels";
   f.cpu_seconds_by_pool = {{"synthesis0", 1.5}, {"groth16", 0.25}, {"engine", 0.0}};
   return f;
@@ -45,8 +46,10 @@ TEST(BatchSummary, FiguresOfTheCompletedJobs) {
   EXPECT_DOUBLE_EQ(s["wall_s"]["min"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(s["wall_s"]["max"].get<double>(), 4.0);
   EXPECT_DOUBLE_EQ(s["prove_s"]["avg"].get<double>(), 7.0 / 3);
-  EXPECT_DOUBLE_EQ(s["throughput_proofs_per_min"].get<double>(), 18.0);  // 3 in 10 s
-  EXPECT_DOUBLE_EQ(s["s_per_proof"].get<double>(), 10.0 / 3);
+  // 3 completed in the 8 s from the first submit to the last completed JOB_DONE, not in total_s.
+  EXPECT_DOUBLE_EQ(s["completed_window_s"].get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(s["throughput_proofs_per_min"].get<double>(), 22.5);
+  EXPECT_DOUBLE_EQ(s["s_per_proof"].get<double>(), 8.0 / 3);
   // Sorted 2, 3, 4: p50 = 3; p95 at h = 2 · 0.95 = 1.9: 3 + 0.9 · (4 − 3).
   EXPECT_DOUBLE_EQ(s["latency_s"]["p50"].get<double>(), 3.0);
   EXPECT_DOUBLE_EQ(s["latency_s"]["p95"].get<double>(), 3.9);
@@ -64,7 +67,7 @@ TEST(BatchSummary, FiguresOfTheCompletedJobs) {
   // The keys of docs/run-directory.md, no more.
   std::set<std::string> keys;
   for (const auto& [k, _] : s.items()) keys.insert(k);
-  EXPECT_EQ(keys, (std::set<std::string>{"count", "completed", "failed", "interrupted", "total_s", "wall_s",
+  EXPECT_EQ(keys, (std::set<std::string>{"count", "completed", "failed", "interrupted", "total_s", "completed_window_s", "wall_s",
                                          "prove_s", "throughput_proofs_per_min", "s_per_proof", "latency_s",
                                          "timeline_events", "peak_rss_bytes", "peak_rss_scope",
                                          "peak_host_charged_bytes", "host_mem_budget_bytes",
@@ -77,6 +80,7 @@ TEST(BatchSummary, NoCompletedJobGivesNullsNotZeros) {
   f.interrupted = true;
   f.peak_rss_bytes.reset();
   f.busy_window_us.reset();
+  f.completed_window_us.reset();
   const auto s = batch_summary({{0, false, "x", 1.0, 0.0, 1.0}}, f);
   EXPECT_EQ(s["completed"], 0);
   EXPECT_EQ(s["failed"], 1);
@@ -84,6 +88,7 @@ TEST(BatchSummary, NoCompletedJobGivesNullsNotZeros) {
   EXPECT_TRUE(s["wall_s"]["avg"].is_null());
   EXPECT_TRUE(s["prove_s"]["max"].is_null());
   EXPECT_TRUE(s["s_per_proof"].is_null());
+  EXPECT_TRUE(s["completed_window_s"].is_null());
   EXPECT_TRUE(s["latency_s"]["p95"].is_null());
   EXPECT_DOUBLE_EQ(s["throughput_proofs_per_min"].get<double>(), 0.0);
   EXPECT_TRUE(s["peak_rss_bytes"].is_null());

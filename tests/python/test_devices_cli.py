@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from prooflab_analysis import metrics
 from prooflab_analysis.loaders import load_experiment, load_run
 from prooflab_analysis.report import write_experiment_report
 from prooflab_analysis.waterfall_lanes import waterfall_layout
@@ -57,6 +58,11 @@ def check_device_figures(run_dir: Path) -> tuple[dict, pd.DataFrame]:
     lo = float(tl.loc[tl["event"] == "JOB_SUBMIT", "t_us"].min())
     hi = float(tl.loc[tl["event"].isin(["JOB_DONE", "JOB_FAILED"]), "t_us"].max())
     assert (s["busy_window_us"]["start"], s["busy_window_us"]["end"]) == (lo, hi)
+    # s/proof: one window on both sides, first JOB_SUBMIT .. last JOB_DONE over the completed jobs
+    done = tl.loc[tl["event"] == "JOB_DONE", "t_us"]
+    assert s["completed_window_s"] == pytest.approx((float(done.max()) - lo) / 1e6, abs=1e-9)
+    assert s["s_per_proof"] == pytest.approx((float(done.max()) - lo) / 1e6 / len(done), rel=1e-12)
+    assert s["s_per_proof"] == pytest.approx(metrics.throughput(tl)["s_per_proof"], rel=1e-12)
     assert sorted(s["devices"]) == [str(d) for d in range(devices)]
     shares, kernel_shares = [], []
     for d in range(devices):
