@@ -51,8 +51,11 @@ nlohmann::json batch_summary(const std::vector<JobReport>& reports, const BatchF
       {"peak_host_charged_bytes", f.peak_host_charged_bytes},
       {"host_mem_budget_bytes", f.host_mem_budget_bytes},
       {"partition_footprint_bytes", f.partition_footprint_bytes},
+      {"partition_vram_bytes", f.partition_vram_bytes},
       {"cpu_seconds_by_pool", f.cpu_seconds_by_pool}};
   out.update(trace::device_busy_summary(f.gpu_held_us, f.devices, f.busy_window_us, f.no_kernels_reason));
+  for (const auto& [device, bytes] : f.vram_budget_bytes)
+    if (auto& entry = out["devices"][std::to_string(device)]; entry.is_object()) entry["vram_budget_bytes"] = bytes;
   return out;
 }
 

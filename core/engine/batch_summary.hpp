@@ -32,6 +32,10 @@ struct BatchFigures {
   std::optional<std::uint64_t> peak_rss_bytes;
   std::string peak_rss_scope;
   std::uint64_t peak_host_charged_bytes = 0, host_mem_budget_bytes = 0, partition_footprint_bytes = 0;
+  // The backend's estimate of one partition's device memory (Backend::partition_vram_bytes),
+  // what two_lock's pre-staging admits on, and each device's budget.
+  std::uint64_t partition_vram_bytes = 0;
+  std::map<int, std::uint64_t> vram_budget_bytes;
   // Per-device busy (core/trace/device_busy.hpp): each device's lock-held spans, the run
   // window (none when no job was submitted), and why there is no kernel busy.
   std::map<int, std::vector<stats::Span>> gpu_held_us;

@@ -532,6 +532,8 @@ class Engine {
     f.peak_host_charged_bytes = budget_.peak_charged();
     f.host_mem_budget_bytes = budget_.total();
     f.partition_footprint_bytes = footprint_;
+    f.partition_vram_bytes = in_.backend.partition_vram_bytes(domain_);
+    for (int d = 0; d < static_cast<int>(cfg_.devices); ++d) f.vram_budget_bytes[d] = in_.backend.vram_budget(d);
     f.gpu_held_us = gpu_held_.snapshot();
     f.devices = static_cast<int>(cfg_.devices);
     f.cpu_seconds_by_pool = cpu_seconds_by_pool_;

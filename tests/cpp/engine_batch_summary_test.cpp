@@ -21,6 +21,8 @@ BatchFigures ten_seconds() {
   f.peak_host_charged_bytes = 10;
   f.host_mem_budget_bytes = 20;
   f.partition_footprint_bytes = 5;
+  f.partition_vram_bytes = 7;
+  f.vram_budget_bytes = {{0, 64}};
   f.gpu_held_us = {{0, {{1'000'000, 3'000'000}, {2'000'000, 6'000'000}}}};
   f.devices = 1;
   f.busy_window_us = stats::Span{1'000'000, 11'000'000};
@@ -59,6 +61,8 @@ TEST(BatchSummary, FiguresOfTheCompletedJobs) {
   EXPECT_EQ(s["peak_host_charged_bytes"], 10);
   EXPECT_EQ(s["host_mem_budget_bytes"], 20);
   EXPECT_EQ(s["partition_footprint_bytes"], 5);
+  EXPECT_EQ(s["partition_vram_bytes"], 7);
+  EXPECT_EQ(s["devices"]["0"]["vram_budget_bytes"], 64);
   // Held 1..6 s of the 10 s window (two overlapping spans), per device and as the mean.
   EXPECT_DOUBLE_EQ(s["devices"]["0"]["gpu_busy"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(s["gpu_busy"].get<double>(), 0.5);
@@ -71,7 +75,7 @@ TEST(BatchSummary, FiguresOfTheCompletedJobs) {
                                          "prove_s", "throughput_proofs_per_min", "s_per_proof", "latency_s",
                                          "timeline_events", "peak_rss_bytes", "peak_rss_scope",
                                          "peak_host_charged_bytes", "host_mem_budget_bytes",
-                                         "partition_footprint_bytes", "busy_window_us", "devices", "gpu_busy",
+                                         "partition_footprint_bytes", "partition_vram_bytes", "busy_window_us", "devices", "gpu_busy",
                                          "kernel_busy", "kernel_busy_source", "cpu_seconds_by_pool"}));
 }
 
