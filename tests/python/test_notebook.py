@@ -108,6 +108,15 @@ def test_h200_campaign_notebook_executes_and_prints_what_the_runs_say(tmp_path: 
         assert got, f"{variant} line missing"
         expected = 100 * (_summary_mean("h200-phase10-2e24", variant) / single - 1)
         assert float(got.group(1)) == pytest.approx(expected, abs=0.06)
+    for sitting, reps in ((1, "01"), (2, "23")):  # the two leases' repetitions, compared within each
+        def mean(variant: str) -> float:
+            import json
+            return sum(json.loads((CAMPAIGN / "h200-phase10-2e24" / "base" / variant / r / "summary.json").read_text())
+                       ["s_per_proof"] for r in reps) / len(reps)
+        got = re.search(rf"sitting {sitting}: two_lock_gw3_8g ([+-]\d+\.\d)%, two_lock_gw3_16g ([+-]\d+\.\d)%", text)
+        assert got, f"sitting {sitting} line missing"
+        assert float(got.group(1)) == pytest.approx(100 * (mean("two_lock_gw3_8g") / mean("baseline") - 1), abs=0.06)
+        assert float(got.group(2)) == pytest.approx(100 * (mean("two_lock_gw3_16g") / mean("baseline") - 1), abs=0.06)
     assert "-> improved" in text and "synthesis lanes" in text and "cpu cores" in text
     assert "kernel busy nan" not in text and "nan%" not in text
     assert elapsed < 90, f"the notebook took {elapsed:.1f} s"
