@@ -182,6 +182,25 @@ def test_two_lock_prestage_and_fallback():
     assert not sim.failed_jobs
 
 
+def test_two_lock_admits_on_the_backends_estimate_not_the_partitions_peak():
+    # A partition stages 40 bytes and adds 20 of scratch in its GPU phase, on a 170-byte device;
+    # the backend estimates a partition at 100, and the engine admits a pre-staging when
+    # in use + estimate <= budget. Uploads take 0.5 s under mem_mtx, one after another, and the
+    # first partition's phase (scratch) begins as its upload ends. So the second asks at 0.5 s
+    # with 40 + 20 in use, the third at 1.0 s with 40 + 20 + 40: on the peak (60) each fits
+    # (120, 160 <= 170); on the estimate the third does not (100 + 100 > 170): skip_vram.
+    stages = {"upload": (0.5, True), "ntt_h": (1.0, True)}
+    knobs = dict(count=1, concurrency=1, partitions=3, gpu_workers_per_device=3, partition_workers=3,
+                 lock_policy="two_lock")
+    on_peak = calibration(stages, staged=40, scratch=20, vram=170)
+    on_estimate = calibration(stages, staged=40, scratch=20, vram=170)
+    on_estimate.vram_admit_bytes = 100
+    outcomes = {name: sorted(timeline(cal, settings(**knobs))[1].query("event == 'PRESTAGE_END'")["detail"])
+                for name, cal in (("peak", on_peak), ("estimate", on_estimate))}
+    assert outcomes["peak"] == ["prestage=ok"] * 3
+    assert outcomes["estimate"] == ["prestage=ok", "prestage=ok", "prestage=skip_vram"]
+
+
 def test_a_partition_that_does_not_fit_the_device_fails_its_job():
     # 96 bytes to stage on a 50-byte device: the allocation fails, the job fails, and the
     # next job's partitions fail the same way (nothing waits for memory).
@@ -228,3 +247,31 @@ def test_knob_errors_name_the_knob_and_value():
         {"count": 4, "throttle": True}, {"count": 4, "throttle": False}]
     with pytest.raises(ValueError, match="concurrency"):
         simulate(calibration({}), settings(count=1, concurrency=2))
+
+
+def test_calibration_reads_the_admission_estimate_and_the_staged_bytes(tmp_path):
+    """On a committed H200 run (10 x 2^24): staged = stages.csv abc_bytes, scratch = the rest of
+    the smallest partition peak, admission on summary.json partition_vram_bytes where recorded
+    (the committed runs predate it: a copy gets one), else on staged + scratch."""
+    import csv
+    import json
+    import shutil
+    from pathlib import Path
+
+    from prooflab_analysis.loaders import load_run
+    from prooflab_analysis.model.calibration import calibrate
+
+    src = Path(__file__).resolve().parents[2] / "results/2026-12-02-h200-campaign/h200-phase10-2e24/base/baseline/0"
+    with open(src / "stages.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["status"] == "ok"]
+    abc = sorted(int(r["abc_bytes"]) for r in rows)[len(rows) // 2]
+    peak = min(int(r["vram_peak_bytes"]) for r in rows)
+    cal = calibrate(load_run(src))
+    assert (cal.vram_staged_bytes, cal.vram_scratch_bytes, cal.vram_admit_bytes) == (abc, peak - abc, peak)
+    assert any("no summary.json partition_vram_bytes" in n for n in cal.notes)
+    copy = tmp_path / "run"
+    shutil.copytree(src, copy)
+    summary = json.loads((copy / "summary.json").read_text())
+    summary["partition_vram_bytes"] = 6_667_869_880  # the backend's 2^24 estimate, 6.21 GiB
+    (copy / "summary.json").write_text(json.dumps(summary))
+    assert calibrate(load_run(copy)).vram_admit_bytes == 6_667_869_880

@@ -123,6 +123,10 @@ class Calibration:
     peak_rss_bytes: float  # of the calibration run; NaN when not recorded
     notes: list[str] = field(default_factory=list)
     runs: int = 1  # calibration runs pooled (StageDistribution.batches numbers them)
+    # What two_lock admits a pre-staging on: the backend's estimate of a partition's device memory
+    # (summary.json partition_vram_bytes), checked against the memory in use as the engine checks
+    # vram_used + partition_vram_bytes; 0 = staged + scratch (runs that predate the record).
+    vram_admit_bytes: int = 0
     threads: dict[str, float] = field(default_factory=dict)  # pool stages' effective parallelism
 
     def sampler(self, rng: np.random.Generator, simulation: int) -> "StageSampler":
@@ -610,10 +614,11 @@ def calibrate(run: Run, bandwidth_run: Run | None = None, *, fit: str = "empiric
         stages = {s: StageDistribution(s, v, False, fit) for s, v in work.items()}
         stages.update({s: StageDistribution(s, v, True, fit) for s, v in device_time.items()})
     host_bytes, abc, staged, scratch, vram_budget = _memory(run, gpu_on_cpu, notes)
+    admit = _vram_admit_bytes(run, staged + scratch, notes)
     rss = metrics.peak_rss(run)[0]
     return Calibration(run_id=run.run_id, settings=settings, stages=stages, beta=beta, gpu_on_cpu=gpu_on_cpu,
                        host_bytes=host_bytes, abc_bytes=abc, vram_staged_bytes=staged, vram_scratch_bytes=scratch,
-                       vram_budget_bytes=vram_budget, kernel_share=_kernel_share(run), peak_rss_bytes=rss, notes=notes,
+                       vram_budget_bytes=vram_budget, vram_admit_bytes=admit, kernel_share=_kernel_share(run), peak_rss_bytes=rss, notes=notes,
                        threads=dict(threads))
 
 
@@ -649,14 +654,35 @@ def _memory(run: Run, gpu_on_cpu: bool, notes: list[str]) -> tuple[int, int, int
     gpu = run.meta.get("gpu") if isinstance(run.meta.get("gpu"), dict) else {}
     budget = int(vram_limit) if vram_limit else int(gpu.get("mem_bytes") or 0)
     peak = int(ok["vram_peak_bytes"].dropna().min()) if not ok.empty and ok["vram_peak_bytes"].notna().any() else 0
-    notes.append("VRAM: a partition's whole peak is charged at staging (staged/scratch split known only for the CPU "
-                 "backend); early_free's a/b/c bytes unknown (taken as 0)")
+    # What stage() uploads (a, b, c: stages.csv abc_bytes) stays from staging to the phase's end;
+    # the rest of the partition's peak is the GPU phase's scratch.
+    abc = int(ok["abc_bytes"].dropna().median()) if "abc_bytes" in ok and ok["abc_bytes"].notna().any() else 0
+    staged = min(abc, peak)
+    if staged:
+        notes.append(f"VRAM: staged = a, b, c ({staged / 2**30:.2f} GiB, stages.csv abc_bytes), scratch = the rest of "
+                     f"the smallest partition peak ({(peak - staged) / 2**30:.2f} GiB)")
+    else:
+        notes.append("VRAM: a partition's whole peak is charged at the GPU phase (no stages.csv abc_bytes); "
+                     "early_free's a/b/c bytes unknown (taken as 0)")
     if not budget:
         budget = 1 << 62
         notes.append("VRAM budget unknown (no vram_limit, no gpu.mem_bytes): unbounded unless --set vram_limit")
     if not host:
         notes.append("host bytes per partition unknown (no stages.csv host_bytes): peak host memory not predicted")
-    return host, 0, peak, 0, budget
+    return host, abc, staged, peak - staged, budget
+
+
+def _vram_admit_bytes(run: Run, staged_and_scratch: int, notes: list[str]) -> int:
+    """two_lock's admission size: summary.json partition_vram_bytes (the backend's estimate, what
+    the engine admits on), else a partition's staged + scratch bytes."""
+    recorded = run.summary.get("partition_vram_bytes") if isinstance(run.summary, dict) else None
+    if isinstance(recorded, (int, float)) and recorded > 0:
+        return int(recorded)
+    if run.config.get("lock_policy") == "two_lock" or staged_and_scratch:
+        notes.append("two_lock admission: no summary.json partition_vram_bytes (runs before it was recorded): "
+                     "admits on a partition's measured staged + scratch bytes, which can be below the backend's "
+                     "estimate, so the model may pre-stage where the engine skips (skip_vram)")
+    return staged_and_scratch
 
 
 def _kernel_share(run: Run) -> float:

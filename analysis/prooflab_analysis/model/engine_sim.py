@@ -222,7 +222,7 @@ class _Engine:
             self.record("PRESTAGE_START", part.job, part.index, worker, device)
             held = yield from self.hold(locks["mem"])
             outcome = "skip_vram"
-            if mem.fits(cal.vram_staged_bytes + cal.vram_scratch_bytes):
+            if mem.fits(cal.vram_admit_bytes or cal.vram_staged_bytes + cal.vram_scratch_bytes):
                 mem.allocate(cal.vram_staged_bytes, "prestage")
                 activity.begin()
                 yield from self.compute("upload")
