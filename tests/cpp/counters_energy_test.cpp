@@ -172,7 +172,18 @@ TEST_F(GpuEnergy, SamplerWritesCumulativeRowsBesideTheNvmlSource) {
   sources.push_back(std::make_unique<UnavailableSource>("nvml", "not in this test"));
   {
     CounterSampler sampler(dir / "counters.csv", monotonic_ns(), opts, std::move(sources));
-    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    // At least two rounds (two rows per GPU), however slowly a loaded host schedules the
+    // sampler: wait for the rows rather than for a fixed time (a 60 ms sleep gave one round
+    // on a 2-core machine at load 9).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    auto data_rows = [&] {
+      std::ifstream in(dir / "counters.csv");
+      std::size_t n = 0;
+      for (std::string line; std::getline(in, line);) n += line.find("gpu_energy") != std::string::npos;
+      return n;
+    };
+    while (data_rows() < 4 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     sampler.stop();
     EXPECT_EQ(sampler.status_json()["gpu_energy"]["status"], "used");
   }
