@@ -74,8 +74,8 @@ def throttled_share(task: CpuTask, pool_size: int) -> float:
     """The share of a paused pool task's progress that stops: the part of it that keeps the
     whole pool busy. The engine's throttle (core/engine/synthesis_throttle.hpp) sleeps only
     between the row chunks of the products' parallel_for, which occupy all of the lane's
-    pool; the rest of the stage (the a/b/c allocation and tail fills on the lane's thread)
-    runs on. A stage keeping k of the pool's n threads busy on average spends k/n of its
+    pool and are nearly all of its work there; the rest of the stage (the a/b/c allocation
+    and tail fills on the lane's thread, the short value_kinds pass) runs on. A stage keeping k of the pool's n threads busy on average spends k/n of its
     time in the chunks (capped at 1: a stage counted at the pool's size is all chunks, a
     full pause), so throttled throughout it takes 1 / (1 - k/n) as long."""
     return min(1.0, task.threads / pool_size)
