@@ -104,6 +104,28 @@ def test_cpu_rates_rule():
     # A paused pool runs nothing and gives its cores to the others.
     r = cpu_rates([own, pool], cores=1, pool_threads={"groth16": 2}, beta=0.0, paused_pools=frozenset({"groth16"}))
     assert r == pytest.approx([1.0, 0.0])
+    # A paused pool task keeping k = 2 of its pool's 8 threads busy spends 2/8 of its time in
+    # the chunks, which stop; the rest (2 (1 - 2/8) = 1.5 threads) runs, outside the cap.
+    part = CpuTask("synth", "synthesis0", 2, False)
+    r = cpu_rates([part], cores=16, pool_threads={"synthesis0": 8}, beta=0.0, paused_pools=frozenset({"synthesis0"}))
+    assert r == pytest.approx([1.5])
+
+
+@pytest.mark.parametrize("k", [0.25, 0.5, 0.8])
+def test_throttle_duty_cycle_stretches_the_products_by_one_over_one_minus_d(k):
+    # One lane, a pool of 1 thread, the products keeping k of it busy (measured threads):
+    # their chunked share d = k / 1 stops while b_g2_msm runs. Job 0's synthesis (1 core-s of
+    # products) runs 0..1/k; its b_g2_msm (long: 100 core-s on 4 free cores) covers all of
+    # job 1's products, which then take (1 / k) / (1 - d) instead of 1 / k.
+    cal = calibration({"synth": (1.0, False), "b_g2_msm": (100.0, False)})
+    cal = Calibration(**{**cal.__dict__, "threads": {"synth": k}})
+    base = settings(count=2, concurrency=2, partitions=1, cores=4, synth_threads=1, gpu_threads=1,
+                    gpu_workers_per_device=1, partition_workers=1)
+    d = k
+    for throttle, second in ((False, 1 / k), (True, (1 / k) / (1 - d))):
+        _, tl = timeline(cal, base.replace(throttle=throttle))
+        ends = sorted(tl.loc[tl["event"] == "SYNTH_END", "t_us"] / 1e6)
+        assert ends == pytest.approx([1 / k, 1 / k + second], abs=1e-5), throttle
 
 
 def test_bandwidth_slowdown_in_the_simulation():

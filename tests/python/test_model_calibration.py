@@ -231,3 +231,36 @@ def test_a_run_without_witness_end_is_split_by_the_circuits_witness_ratio():
     assert "witness" not in cal.stages and any("synthesis split unknown" in n for n in cal.notes)
     # With WITNESS_END recorded, no fallback.
     assert witness_share_fallback(run) == (None, "")
+
+
+def test_throttle_share_of_the_h200_phase11_threads_rerun():
+    # results/2026-12-02-model-throttle-share: the calibration arm's products keep k of their
+    # 8-thread lane pool busy, measured from the pools' CPU time; k/8 is the share the
+    # throttle stops. Independently: the synthesis pools' CPU seconds (summary.json) over the
+    # products' summed wall time (WITNESS_END..SYNTH_END, timeline.csv read with csv), the
+    # free-core value, which the contention-aware root may exceed only slightly (16 cores).
+    import csv
+    import json
+    from pathlib import Path
+
+    from prooflab_analysis.loaders import load_run
+    from prooflab_analysis.model.calibration import runs_threads
+    from prooflab_analysis.model.resources import throttled_share
+
+    base = Path(__file__).resolve().parents[2] / "results/2026-12-02-h200-campaign/h200-phase11-threads/base/baseline"
+    cpu = wall = 0.0
+    for rep in ("0", "1"):
+        pools = json.loads((base / rep / "summary.json").read_text())["cpu_seconds_by_pool"]
+        cpu += pools["synthesis0"] + pools["synthesis1"]
+        start = {}
+        for row in csv.DictReader(open(base / rep / "timeline.csv")):
+            key = (row["job"], row["partition"])
+            if row["event"] == "WITNESS_END":
+                start[key] = int(row["t_us"])
+            elif row["event"] == "SYNTH_END":
+                wall += (int(row["t_us"]) - start.pop(key)) / 1e6
+    threads, _ = runs_threads([load_run(base / rep) for rep in ("0", "1")], 0.0, "measured")
+    assert threads["synth"] == pytest.approx(cpu / wall, rel=0.02)
+    task = CpuTask("synth", "synthesis0", threads["synth"], True)
+    assert throttled_share(task, 8) == pytest.approx(threads["synth"] / 8)
+    assert throttled_share(CpuTask("synth", "synthesis0", 8, True), 8) == 1.0

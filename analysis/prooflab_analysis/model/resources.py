@@ -9,7 +9,9 @@
   from runs at two concurrencies (calibration.py). `cpu_rates` is that rule as a pure
   function, which calibration.py also uses to turn measured intervals back into work.
   SimPy has no processor-sharing resource, so SharedCpu is a SimPy process that re-plans
-  the next completion whenever a task starts, ends or a pool is paused.
+  the next completion whenever a task starts, ends or a pool is paused (the throttle: a
+  paused pool's tasks keep the share of their progress that is not its chunks,
+  `throttled_share`).
 * `ByteBudget`: host memory of partition buffers; an acquire waits until it fits, and one
   larger than the whole budget is admitted when nothing is held (the engine's ByteBudget).
 * `DeviceMemory`: a device's VRAM as the backend accounts it; an allocation that does not
@@ -44,7 +46,9 @@ class CpuTask:
 
 def cpu_rates(tasks: Iterable[CpuTask], cores: int, pool_threads: Mapping[str, int], beta: float,
               paused_pools: frozenset[str] = frozenset()) -> list[float]:
-    """Core-seconds per second each task progresses at, by the rule in the module doc."""
+    """Core-seconds per second each task progresses at, by the rule in the module doc. A task
+    of a paused pool (the throttle) runs at 1 - throttled_share of its threads, outside the
+    pool's cap."""
     tasks = list(tasks)
     demand = {}
     for t in tasks:
@@ -55,7 +59,7 @@ def cpu_rates(tasks: Iterable[CpuTask], cores: int, pool_threads: Mapping[str, i
         if t.pool is None:
             threads.append(float(t.threads))
         elif t.pool in paused_pools:
-            threads.append(0.0)
+            threads.append(t.threads * (1.0 - throttled_share(t, pool_threads[t.pool])))
         else:
             cap = pool_threads[t.pool]
             threads.append(t.threads * min(1.0, cap / demand[t.pool]))
@@ -64,6 +68,17 @@ def cpu_rates(tasks: Iterable[CpuTask], cores: int, pool_threads: Mapping[str, i
     bw_cores = sum(n * speed for n, t in zip(threads, tasks) if t.bandwidth_bound)
     efficiency = 1.0 / (1.0 + beta * max(0.0, bw_cores - 1.0))
     return [n * speed * (efficiency if t.bandwidth_bound else 1.0) for n, t in zip(threads, tasks)]
+
+
+def throttled_share(task: CpuTask, pool_size: int) -> float:
+    """The share of a paused pool task's progress that stops: the part of it that keeps the
+    whole pool busy. The engine's throttle (core/engine/synthesis_throttle.hpp) sleeps only
+    between the row chunks of the products' parallel_for, which occupy all of the lane's
+    pool and are nearly all of its work there; the rest of the stage (the a/b/c allocation
+    and tail fills on the lane's thread, the short value_kinds pass) runs on. A stage keeping k of the pool's n threads busy on average spends k/n of its
+    time in the chunks (capped at 1: a stage counted at the pool's size is all chunks, a
+    full pause), so throttled throughout it takes 1 / (1 - k/n) as long."""
+    return min(1.0, task.threads / pool_size)
 
 
 def bandwidth_excess(tasks: Iterable[CpuTask], cores: int, pool_threads: Mapping[str, int],
@@ -106,7 +121,7 @@ class SharedCpu:
         return done
 
     def set_paused(self, pools: frozenset[str], paused: bool) -> None:
-        """Stops (or restarts) the progress of these pools' tasks: the synthesis throttle."""
+        """Stops (or restarts) the chunked share of these pools' tasks: the synthesis throttle."""
         self._advance()
         if paused:
             self._paused |= pools
