@@ -55,6 +55,11 @@ class Backend {
   virtual std::uint64_t partition_vram_bytes(std::size_t domain_size) const = 0;
 
   // Allocates the partition's device memory and uploads a, b, c. Throws OutOfDeviceMemory.
+  // When part.products_on_device is set (sparse_products = gpu) a, b, c are not on the host:
+  // the backend uploads the witness instead (and, once per device and system, the matrices)
+  // and run_gpu_phase computes a, b, c into the staged buffers before H; a backend that
+  // cannot throws std::logic_error naming itself and the key (EngineConfig::validate already
+  // refuses sparse_products = gpu without backend = cuda).
   virtual std::unique_ptr<DeviceBuffers> stage(int device, const groth16::SynthesizedPartition& part,
                                                const char* stage_name) = 0;
   // Device-global operations, as CUDA's are: they wait for all work in flight on the device

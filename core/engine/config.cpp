@@ -30,8 +30,11 @@ void EngineConfig::validate() const {
   if (concurrency > count)
     throw ConfigError("config: concurrency (" + std::to_string(concurrency) +
                       ") must not exceed count (" + std::to_string(count) + ")");
-  if (b_g2_msm == G2MsmPlacement::kGpu && backend != "cuda")
+  if (b_g2_msm == Placement::kGpu && backend != "cuda")
     throw ConfigError("config: b_g2_msm = gpu needs backend = cuda (got backend = " + backend + ")");
+  if (sparse_products == Placement::kGpu && backend != "cuda")
+    throw ConfigError("config: sparse_products = gpu needs backend = cuda (got backend = " + backend +
+                      ")");
 }
 
 nlohmann::json EngineConfig::to_json() const {

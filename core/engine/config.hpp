@@ -20,9 +20,10 @@ namespace prooflab::engine {
 enum class LockPolicy { kSingle, kTwoLock, kNone };
 enum class DeallocPolicy { kAsync, kSerialized, kInline };
 enum class FinalizeMode { kInline, kSplit };
-// Where b_g2_msm (the G2 query's batch addition and tail MSM) runs: the groth16 pool on the
-// host (the reference), or the device inside the GPU phase (backend cuda only).
-enum class G2MsmPlacement { kCpu, kGpu };
+// Where a stage that can run on either side runs: the host (the reference's choice) or the
+// device, inside the GPU phase (backend cuda only). Knobs b_g2_msm (the G2 query's batch
+// addition and tail MSM) and sparse_products (A·w, B·w, C·w of synthesis).
+enum class Placement { kCpu, kGpu };
 
 template <class Enum>
 struct EnumNames;
@@ -39,7 +40,7 @@ struct EnumNames<FinalizeMode> {
   static constexpr std::array<std::string_view, 2> names = {"inline", "split"};
 };
 template <>
-struct EnumNames<G2MsmPlacement> {
+struct EnumNames<Placement> {
   static constexpr std::array<std::string_view, 2> names = {"cpu", "gpu"};
 };
 
@@ -86,7 +87,8 @@ struct EngineConfig {
   std::uint32_t max_gpu_queue_depth = 0;  // dispatch pacer target; 0 = unlimited
   bool early_free = false;                // free a, b, c when the GPU phase has consumed them
   FinalizeMode finalize = FinalizeMode::kInline;  // split: b_g2_msm + epilogue on a finalizer
-  G2MsmPlacement b_g2_msm = G2MsmPlacement::kCpu;  // where the G2 tail MSM of B runs
+  Placement b_g2_msm = Placement::kCpu;         // where the G2 tail MSM of B runs
+  Placement sparse_products = Placement::kCpu;  // where A·w, B·w, C·w are computed
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 

@@ -1,5 +1,7 @@
 #include "core/engine/cpu_backend.hpp"
 
+#include <stdexcept>
+
 namespace prooflab::engine {
 namespace {
 
@@ -38,6 +40,10 @@ std::uint64_t CpuBackend::partition_vram_bytes(std::size_t domain_size) const {
 
 std::unique_ptr<DeviceBuffers> CpuBackend::stage(int device, const groth16::SynthesizedPartition& part,
                                                  const char* stage_name) {
+  if (part.products_on_device)
+    throw std::logic_error("backend '" + name() +
+                           "' computes no sparse products on a device: config key "
+                           "'sparse_products' = gpu needs backend = cuda");
   EmulatedDevice& dev = *devices_.at(device);
   DeviceOperation op(dev);
   const std::uint64_t bytes = static_cast<std::uint64_t>(part.a.size()) * kStagedBytesPerElement;

@@ -52,8 +52,9 @@ std::uint64_t query_plan_bytes(const groth16::QueryPlan<Curve>& q) {
   return buffer_bytes(q.ones) + buffer_bytes(q.tail_bases) + buffer_bytes(q.tail_scalars) + buffer_bytes(q.tail_index);
 }
 
-std::uint64_t cs_footprint(const r1cs::R1cs& cs) {
-  return partition_footprint_bytes(groth16::qap_domain_size(cs), cs.num_inputs + cs.num_aux);
+std::uint64_t cs_footprint(const r1cs::R1cs& cs, const EngineConfig& cfg) {
+  return partition_footprint_bytes(groth16::qap_domain_size(cs), cs.num_inputs + cs.num_aux,
+                                   cfg.sparse_products);
 }
 
 struct Partition {
@@ -96,7 +97,7 @@ class Engine {
         tl_(in.timeline),
         domain_(groth16::qap_domain_size(in.cs)),
         shape_hash_(groth16::shape_hash(in.cs)),
-        footprint_(cs_footprint(in.cs)),
+        footprint_(cs_footprint(in.cs, in.config)),
         budget_(resolve_host_mem_budget(cfg_.host_mem_budget, footprint_)),
         permits_(cfg_.partition_workers,
                  cfg_.synthesis_lookahead ? cfg_.synthesis_lookahead : cfg_.partition_workers,
@@ -236,7 +237,12 @@ class Engine {
     }
     r1cs::Witness witness = circuits::synthesize_witness(*circuit);
     witness_scope.end();
-    part.synth = groth16::synthesize(in_.cs, std::move(witness), pool, throttle_.hook());
+    // sparse_products = gpu: the stage is the witness alone; the device computes a, b, c in
+    // the GPU phase (docs/engine.md, "Sparse products on the device"), so the throttle has
+    // nothing to slow here.
+    part.synth = cfg_.sparse_products == Placement::kGpu
+                     ? groth16::defer_products(in_.cs, std::move(witness))
+                     : groth16::synthesize(in_.cs, std::move(witness), pool, throttle_.hook());
     part.row.abc_bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);
     part.row.aux_bytes = buffer_bytes(part.synth.witness.input) + buffer_bytes(part.synth.witness.aux);
     part.memory.charge(part.row.abc_bytes + part.row.aux_bytes);
@@ -346,7 +352,7 @@ class Engine {
     // b_g2_msm = cpu: it starts now, from prep_msm's output, on the groth16 pool and is
     // joined after the GPU lock is released: the next worker's GPU phase overlaps it.
     // b_g2_msm = gpu: it runs on the device at the end of the GPU phase (below).
-    const bool g2_on_device = cfg_.b_g2_msm == G2MsmPlacement::kGpu;
+    const bool g2_on_device = cfg_.b_g2_msm == Placement::kGpu;
     std::future<curve::G2Jacobian> b_g2;
     if (!g2_on_device)
       b_g2 = groth16_pool_.submit([&, tag] {
@@ -584,7 +590,7 @@ class Engine {
 
 void check_config_for_circuit(const EngineConfig& config, const r1cs::R1cs& cs) {
   config.validate();
-  resolve_host_mem_budget(config.host_mem_budget, cs_footprint(cs));
+  resolve_host_mem_budget(config.host_mem_budget, cs_footprint(cs, config));
 }
 
 BatchResult run_batch(const EngineInputs& in) {

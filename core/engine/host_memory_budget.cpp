@@ -92,8 +92,10 @@ std::uint64_t HostMemoryBudget::held() const {
   return charged_ + reserved_;
 }
 
-std::uint64_t partition_footprint_bytes(std::uint64_t domain_size, std::uint64_t witness_elements) {
-  return (3 * domain_size + witness_elements) * sizeof(field::Fr);
+std::uint64_t partition_footprint_bytes(std::uint64_t domain_size, std::uint64_t witness_elements,
+                                        Placement sparse_products) {
+  const std::uint64_t abc = sparse_products == Placement::kCpu ? 3 * domain_size : 0;
+  return (abc + witness_elements) * sizeof(field::Fr);
 }
 
 std::uint64_t resolve_host_mem_budget(std::uint64_t configured, std::uint64_t footprint) {

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "core/engine/config.hpp"
+
 namespace prooflab::engine {
 
 class HostMemoryBudget {
@@ -66,8 +68,10 @@ class HostMemoryBudget {
   std::atomic<std::uint64_t>* gauge_ = nullptr;
 };
 
-// Bytes a partition reserves: a, b, c (32-byte Fr over the domain) and the witness.
-std::uint64_t partition_footprint_bytes(std::uint64_t domain_size, std::uint64_t witness_elements);
+// Bytes a partition reserves: the witness and, unless the device computes them
+// (sparse_products = gpu: the host never holds them), a, b, c (32-byte Fr over the domain).
+std::uint64_t partition_footprint_bytes(std::uint64_t domain_size, std::uint64_t witness_elements,
+                                        Placement sparse_products);
 
 // The budget for config value `configured` (0 = auto: the host's memory less 5 GiB, cuzk's
 // total_budget = "auto" with its default safety_margin); throws ConfigError naming

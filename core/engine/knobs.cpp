@@ -202,6 +202,12 @@ std::vector<Knob> make_table() {
           nullptr),
       enum_knob<&C::b_g2_msm>("b_g2_msm", "where the G2 tail MSM of B runs",
                               "none: supraseal runs it on the CPU", nullptr),
+      enum_knob<&C::sparse_products>(
+          "sparse_products",
+          "where synthesis's A·w, B·w, C·w are computed: the synthesis pool, or the device in "
+          "the GPU phase (the matrices resident, the witness uploaded)",
+          "none: cuzk computes them on the CPU in synthesis (bellperson's ProvingAssignment)",
+          nullptr),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,
                 "backend cuda: CUPTI activity and NVTX stage ranges into cupti.csv",

@@ -66,6 +66,14 @@ SynthesizedPartition synthesize(const r1cs::R1cs& cs, r1cs::Witness witness, par
   return out;
 }
 
+SynthesizedPartition defer_products(const r1cs::R1cs& cs, r1cs::Witness witness) {
+  SynthesizedPartition out;
+  out.witness = std::move(witness);
+  r1cs::check_witness_fits(cs, out.witness, "synthesize");
+  out.products_on_device = &cs;
+  return out;
+}
+
 MsmPlan prep_msm(const ProvingKey& pk, const r1cs::R1cs& cs, const r1cs::Witness& w) {
   MsmPlan plan;
   const std::size_t ni = cs.num_inputs, na = cs.num_aux;

@@ -29,6 +29,9 @@ struct SynthesizedPartition {
   r1cs::Witness witness;
   // A·w, B·w, C·w over the QAP rows (constraints, then input rows), zero-padded to the domain.
   std::vector<field::Fr> a, b, c;
+  // Set (and a, b, c empty) when the device computes the products from this system's
+  // matrices (engine knob sparse_products = gpu: Backend::stage uploads the witness).
+  const r1cs::R1cs* products_on_device = nullptr;
 };
 
 // The rest of synthesis once the witness is generated: A·w, B·w, C·w over the QAP domain.
@@ -53,6 +56,10 @@ struct MsmPlan {
   QueryPlan<curve::G1Curve> l, a, b_g1;
   QueryPlan<curve::G2Curve> b_g2;
 };
+
+// Synthesis without the products (sparse_products = gpu): the witness, checked against cs,
+// with a, b, c left to the device.
+SynthesizedPartition defer_products(const r1cs::R1cs& cs, r1cs::Witness witness);
 
 MsmPlan prep_msm(const ProvingKey& pk, const r1cs::R1cs& cs, const r1cs::Witness& w);
 

@@ -12,6 +12,8 @@
 #include <stdexcept>
 
 #include "core/engine/config.hpp"
+#include "core/groth16/qap.hpp"
+#include "gpu/backend/device_witness.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/memory/device_allocator.hpp"
 #include "gpu/msm/msm.hpp"
@@ -19,6 +21,8 @@
 #include "gpu/ntt/domain.hpp"
 #include "gpu/h/h.hpp"
 #include "gpu/ntt/plan.hpp"
+#include "gpu/r1cs/device_matrices.hpp"
+#include "gpu/r1cs/sparse_products.hpp"
 
 namespace prooflab::gpu::engine {
 
@@ -27,6 +31,7 @@ using memory::DeviceAllocator;
 using memory::DeviceBuffer;
 using memory::DeviceOutOfMemory;
 using prooflab::engine::OutOfDeviceMemory;
+using r1cs::DeviceMatrices;  // gpu::r1cs
 
 static_assert(sizeof(::prooflab::field::Fr) == sizeof(Fr32), "CPU and device Fr share one layout");
 static_assert(sizeof(::prooflab::msm::Scalar) == sizeof(Fr32), "a canonical scalar is 32 bytes");
@@ -177,10 +182,16 @@ struct CudaBackend::Device {
   std::mutex key_mu;  // held while a key uploads: concurrent first calls wait for it
   std::shared_ptr<ResidentKey> key;
 
+  // sparse_products = gpu: the constraint system's matrices, uploaded by the first stage()
+  // of a partition of that system and kept (held while they upload, as key_mu).
+  std::mutex matrices_mu;
+  std::shared_ptr<const DeviceMatrices> matrices;
+
   ~Device() {
     // Everything that frees into the allocator, then the allocator (which synchronises the
     // device), in that order, on this device.
     DeviceScope scope(index, std::nothrow);
+    matrices.reset();
     key.reset();
     domains.clear();
     idle_lanes.clear();
@@ -231,7 +242,8 @@ class LaneLease {
   std::unique_ptr<Lane> lane_;
 };
 
-// A partition's a, b, c on one device.
+// A partition's a, b, c on one device; with sparse_products = gpu, until the GPU phase has
+// computed them, also its witness and the system's resident matrices.
 class CudaDeviceBuffers final : public prooflab::engine::DeviceBuffers {
  public:
   CudaDeviceBuffers(int device, std::size_t n) : device_(device), n_(n) {}
@@ -239,15 +251,20 @@ class CudaDeviceBuffers final : public prooflab::engine::DeviceBuffers {
     // Freed on the device's service stream: every use (the upload, the phase) was
     // synchronised by the host before, so the blocks are reusable at once.
     DeviceScope scope(device_, std::nothrow);
+    witness.reset();
     a.reset();
     b.reset();
     c.reset();
   }
-  std::uint64_t bytes() const override { return 3 * kFrBytes * n_; }
+  std::uint64_t bytes() const override { return 3 * kFrBytes * n_ + witness.bytes(); }
   int device() const { return device_; }
   std::size_t size() const { return n_; }
+  bool products_pending() const { return matrices != nullptr; }
 
   DeviceBuffer<Fr32> a, b, c;
+  DeviceBuffer<Fr32> witness;                      // [inputs..., aux...] while products_pending
+  std::shared_ptr<const DeviceMatrices> matrices;  // null once a, b, c hold the products
+  std::size_t num_inputs = 0;
 
  private:
   int device_;
@@ -288,6 +305,20 @@ std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16:
   check_cuda(cudaStreamSynchronize(d.service), "cudaStreamSynchronize(pk bases upload)");
   d.key = k;
   return k;
+}
+
+std::shared_ptr<const DeviceMatrices> resident_matrices(CudaBackend::Device& d,
+                                                        const prooflab::r1cs::R1cs& cs) {
+  std::lock_guard lock(d.matrices_mu);
+  if (d.matrices && d.matrices->holds(cs)) return d.matrices;
+  d.matrices.reset();  // another system's: dropped first, so the two need not fit at once
+  d.matrices = std::make_shared<const DeviceMatrices>(*d.alloc, cs, d.service, "r1cs_matrices");
+  return d.matrices;
+}
+
+std::uint64_t matrices_bytes(CudaBackend::Device& d) {
+  std::lock_guard lock(d.matrices_mu);
+  return d.matrices ? d.matrices->bytes() : 0;
 }
 
 const ntt::Domain& domain_of(CudaBackend::Device& d, unsigned log_n) {
@@ -394,7 +425,14 @@ void CudaBackend::reset_vram_peak(int device) { device_at(device).alloc->reset_p
 
 bool CudaBackend::streams_key(int device, const groth16::ProvingKey& pk,
                               std::size_t domain_size) const {
-  return resident_key_bytes(pk) + partition_bytes(domain_size) > vram_budget(device);
+  // Resident matrices (sparse_products = gpu) take their share of the budget first.
+  return resident_key_bytes(pk) + partition_bytes(domain_size) +
+             matrices_bytes(device_at(device)) >
+         vram_budget(device);
+}
+
+std::uint64_t CudaBackend::resident_matrices_bytes(int device) const {
+  return matrices_bytes(device_at(device));
 }
 
 std::size_t CudaBackend::stream_batch(std::size_t domain_size) {
@@ -433,6 +471,7 @@ std::uint64_t CudaBackend::partition_bytes(std::size_t n) {
 
 std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage(
     int device, const groth16::SynthesizedPartition& part, const char* stage_name) {
+  if (part.products_on_device) return stage_witness(device, part, stage_name);
   Device& d = device_at(device);
   const std::size_t n = part.a.size();
   if (n < 2 || (n & (n - 1)) || log2_exact(n) > ntt::kMaxLogN || part.b.size() != n ||
@@ -458,6 +497,33 @@ std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage(
                "cudaMemcpyAsync(stage a, b, c)");
   check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(stage)");
   for (auto* b : {&buffers->a, &buffers->b, &buffers->c}) b->set_stream(d.service);
+  return buffers;
+}
+
+std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage_witness(
+    int device, const groth16::SynthesizedPartition& part, const char* stage_name) {
+  Device& d = device_at(device);
+  const prooflab::r1cs::R1cs& cs = *part.products_on_device;
+  prooflab::r1cs::check_witness_fits(cs, part.witness, "CudaBackend::stage");
+  const std::size_t n = groth16::qap_domain_size(cs);
+  if (log2_exact(n) > ntt::kMaxLogN)
+    throw std::invalid_argument("CudaBackend::stage: domain 2^" + std::to_string(log2_exact(n)) +
+                                " above 2^" + std::to_string(ntt::kMaxLogN));
+  DeviceScope scope(device);
+  auto buffers = std::make_unique<CudaDeviceBuffers>(device, n);
+  try {
+    buffers->matrices = resident_matrices(d, cs);
+    LaneLease lane(d);
+    buffers->a = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
+    buffers->b = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
+    buffers->c = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
+    buffers->witness = upload_witness(*d.alloc, part.witness, lane->stream, stage_name);
+    check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(stage witness)");
+  } catch (const DeviceOutOfMemory& e) {
+    throw engine_oom(device, e);
+  }
+  buffers->num_inputs = part.witness.input.size();
+  for (auto* b : {&buffers->a, &buffers->b, &buffers->c, &buffers->witness}) b->set_stream(d.service);
   return buffers;
 }
 
@@ -497,6 +563,15 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     LaneLease lane(d);
 
     auto t0 = std::chrono::steady_clock::now();
+    if (buf.products_pending()) {
+      // sparse_products = gpu: a, b, c from the witness first (inside ntt_h: the sub-stages
+      // stay the reference's), then the witness goes, in stream order, before H's scratch.
+      r1cs::sparse_products(*buf.matrices, buf.witness.get(), buf.num_inputs, buf.a.get(), buf.b.get(),
+                            buf.c.get(), n, lane->stream);
+      buf.witness.set_stream(lane->stream);
+      buf.witness.reset();
+      buf.matrices.reset();
+    }
     lane->h->compute(buf.a.get(), buf.b.get(), buf.c.get(), dom, lane->stream);
     // a[0, n-1) holds h as canonical scalars (msm::Scalar layout); Msm::run synchronises.
     const auto* h_scalars = reinterpret_cast<const std::uint32_t*>(buf.a.get());

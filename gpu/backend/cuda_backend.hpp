@@ -52,6 +52,11 @@ class CudaBackend final : public prooflab::engine::Backend {
   // The same, without a device (tests, planning).
   static std::uint64_t partition_bytes(std::size_t domain_size);
 
+  // With part.products_on_device (sparse_products = gpu): the system's matrices made resident
+  // on the device by the first call for that system (stage r1cs_matrices, kept like the key;
+  // another system replaces them), a, b, c allocated and the witness uploaded
+  // (device_witness.hpp); run_gpu_phase computes a, b, c from them before H and frees the
+  // witness.
   std::unique_ptr<prooflab::engine::DeviceBuffers> stage(
       int device, const groth16::SynthesizedPartition& part, const char* stage_name) override;
   // cudaDeviceSynchronize: waits for every stream of the device, other workers' included.
@@ -84,6 +89,9 @@ class CudaBackend final : public prooflab::engine::Backend {
   // keys are recognised by address).
   bool streams_key(int device, const groth16::ProvingKey& pk, std::size_t domain_size) const;
   static std::size_t stream_batch(std::size_t domain_size);
+  // Bytes of the constraint system's matrices resident on a device (sparse_products = gpu;
+  // 0 before the first partition staged there). streams_key counts them.
+  std::uint64_t resident_matrices_bytes(int device) const;
   // Bytes the proving key's G1 queries take on each device once resident.
   static std::uint64_t resident_key_bytes(const groth16::ProvingKey& pk);
 
@@ -91,6 +99,8 @@ class CudaBackend final : public prooflab::engine::Backend {
 
  private:
   Device& device_at(int device) const;
+  std::unique_ptr<prooflab::engine::DeviceBuffers> stage_witness(
+      int device, const groth16::SynthesizedPartition& part, const char* stage_name);
   std::vector<std::unique_ptr<Device>> devices_;
 };
 

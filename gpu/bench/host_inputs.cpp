@@ -16,26 +16,23 @@
 #include "gpu/msm/msm_host.hpp"
 
 namespace prooflab::gpu::bench {
-namespace {
 
-parallel::ThreadPool& pool() {
+parallel::ThreadPool& host_pool() {
   static parallel::ThreadPool p(0, "bench-host");
   return p;
 }
-
-}  // namespace
 
 std::vector<msm::G1AffineRaw> random_g1_points(std::size_t n, std::uint64_t seed) {
   std::vector<msm::G1AffineRaw> out(n);
   static_assert(sizeof(curve::G1Affine) == sizeof(msm::G1AffineRaw));
   curve::fill_random_points<curve::G1Curve>(
       std::span(reinterpret_cast<curve::G1Affine*>(out.data()), n), curve::g1_generator(), seed,
-      pool());
+      host_pool());
   return out;
 }
 
 void random_scalars(std::uint32_t* out, std::size_t n, std::uint64_t seed) {
-  pool().parallel_for(n, 1 << 16, [&](std::size_t begin, std::size_t end) {
+  host_pool().parallel_for(n, 1 << 16, [&](std::size_t begin, std::size_t end) {
     std::mt19937_64 rng(seed ^ (begin * 0xbf58476d1ce4e5b9ULL));
     for (std::size_t i = begin; i < end; ++i) {
       const prooflab::msm::Scalar s = field::Fr::random(rng).to_canonical();
@@ -51,7 +48,7 @@ bool equals_cpu_msm(const std::vector<msm::G1AffineRaw>& bases, const std::uint3
   std::vector<prooflab::msm::Scalar> k(n);
   std::memcpy(k.data(), scalars, n * 32);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto cpu = prooflab::msm::msm<curve::G1Curve>(b, k, pool());
+  const auto cpu = prooflab::msm::msm<curve::G1Curve>(b, k, host_pool());
   if (cpu_seconds) *cpu_seconds = prooflab::trace::seconds_since(t0);
   return cpu.to_affine() == msm::to_jacobian(device_result).to_affine();
 }
@@ -61,7 +58,7 @@ std::vector<msm::G2AffineRaw> random_g2_points(std::size_t n, std::uint64_t seed
   static_assert(sizeof(curve::G2Affine) == sizeof(msm::G2AffineRaw));
   curve::fill_random_points<curve::G2Curve>(
       std::span(reinterpret_cast<curve::G2Affine*>(out.data()), n), curve::g2_generator(), seed,
-      pool());
+      host_pool());
   return out;
 }
 
@@ -72,11 +69,11 @@ bool equals_cpu_g2_msm(const std::vector<msm::G2AffineRaw>& bases, const std::ui
   std::vector<prooflab::msm::Scalar> k(n);
   std::memcpy(k.data(), scalars, n * 32);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto cpu = prooflab::msm::msm<curve::G2Curve>(b, k, pool());
+  const auto cpu = prooflab::msm::msm<curve::G2Curve>(b, k, host_pool());
   if (cpu_seconds) *cpu_seconds = prooflab::trace::seconds_since(t0);
   return cpu.to_affine() == msm::to_jacobian(device_result).to_affine();
 }
 
-unsigned host_threads() { return static_cast<unsigned>(pool().size()); }
+unsigned host_threads() { return static_cast<unsigned>(host_pool().size()); }
 
 }  // namespace prooflab::gpu::bench

@@ -10,7 +10,14 @@
 #include "gpu/msm/g2_msm.hpp"
 #include "gpu/msm/msm.hpp"
 
+namespace prooflab::parallel {
+class ThreadPool;
+}
+
 namespace prooflab::gpu::bench {
+
+// The host's threads, one pool for every CPU figure of the benchmark.
+parallel::ThreadPool& host_pool();
 
 // n random G1 points of the prime-order subgroup (parallel chains of additions).
 std::vector<msm::G1AffineRaw> random_g1_points(std::size_t n, std::uint64_t seed);

@@ -53,7 +53,8 @@ TEST(HostMemoryBudget, AReservationWaitsUntilAnEarlyReleaseMakesRoom) {
 }
 
 TEST(HostMemoryBudget, ABudgetBelowOnePartitionIsAnErrorNamingTheKeyAndTheFootprint) {
-  const std::uint64_t footprint = prooflab::engine::partition_footprint_bytes(1 << 10, 700);
+  const std::uint64_t footprint =
+      prooflab::engine::partition_footprint_bytes(1 << 10, 700, prooflab::engine::Placement::kCpu);
   EXPECT_EQ(footprint, (3u * 1024 + 700) * 32);
   EXPECT_EQ(prooflab::engine::resolve_host_mem_budget(footprint, footprint), footprint);
   try {
@@ -69,6 +70,18 @@ TEST(HostMemoryBudget, ABudgetBelowOnePartitionIsAnErrorNamingTheKeyAndTheFootpr
   const std::uint64_t mem = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
   if (mem > (5ull << 30) + footprint)
     EXPECT_EQ(prooflab::engine::resolve_host_mem_budget(0, footprint), mem - (5ull << 30));
+}
+
+// sparse_products = gpu: the host never holds a, b, c, so a partition reserves its witness
+// alone (3 × 32 × n bytes less: 384 MiB at n = 2^22).
+TEST(HostMemoryBudget, TheFootprintFollowsWhereTheSparseProductsRun) {
+  using prooflab::engine::Placement;
+  using prooflab::engine::partition_footprint_bytes;
+  EXPECT_EQ(partition_footprint_bytes(1 << 10, 700, Placement::kGpu), 700u * 32);
+  EXPECT_EQ(partition_footprint_bytes(1 << 22, 0, Placement::kCpu) -
+                partition_footprint_bytes(1 << 22, 0, Placement::kGpu),
+            384ull << 20);
+  EXPECT_EQ(partition_footprint_bytes(1 << 22, 5, Placement::kGpu), 5u * 32);
 }
 
 }  // namespace

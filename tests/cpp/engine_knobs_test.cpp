@@ -38,7 +38,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
-  // with the new knob b_g2_msm.
+  // with the new knobs b_g2_msm and sparse_products.
   const nlohmann::json expected = {{"circuit", "porep-like"},
                                    {"constraints", 4096},
                                    {"partitions", 10},
@@ -63,6 +63,7 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
                                    {"early_free", false},
                                    {"finalize", "inline"},
                                    {"b_g2_msm", "cpu"},
+                                   {"sparse_products", "cpu"},
                                    {"record", true},
                                    {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);
@@ -139,19 +140,23 @@ TEST(EngineKnobs, EveryEnumValueRoundTrips) {
       ++values;
     }
   }
-  // circuit 4, backend 2, lock_policy 3, dealloc_policy 3, finalize 2, b_g2_msm 2.
-  EXPECT_EQ(values, 16);
+  // circuit 4, backend 2, lock_policy 3, dealloc_policy 3, finalize 2, b_g2_msm 2,
+  // sparse_products 2.
+  EXPECT_EQ(values, 18);
   EngineConfig c;
   c.set("lock_policy", "two_lock");
   c.set("dealloc_policy", "serialized");
   c.set("finalize", "split");
   c.set("b_g2_msm", "gpu");
+  c.set("sparse_products", "gpu");
+  EXPECT_EQ(c.sparse_products, engine::Placement::kGpu);
+  EXPECT_EQ(c.to_json()["sparse_products"], "gpu");
   EXPECT_EQ(c.lock_policy, engine::LockPolicy::kTwoLock);
   EXPECT_EQ(c.dealloc_policy, engine::DeallocPolicy::kSerialized);
   EXPECT_EQ(c.finalize, engine::FinalizeMode::kSplit);
-  EXPECT_EQ(c.b_g2_msm, engine::G2MsmPlacement::kGpu);
+  EXPECT_EQ(c.b_g2_msm, engine::Placement::kGpu);
   EXPECT_STREQ(engine::to_string(c.lock_policy), "two_lock");
-  EXPECT_STREQ(engine::to_string(engine::G2MsmPlacement::kCpu), "cpu");
+  EXPECT_STREQ(engine::to_string(engine::Placement::kCpu), "cpu");
 }
 
 TEST(EngineKnobs, UintBoolAndBytesValuesRoundTrip) {

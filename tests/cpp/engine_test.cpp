@@ -450,12 +450,40 @@ TEST_F(EngineTest, BG2MsmOnTheGpuIsRejectedOnTheCpuBackend) {
   for (const auto& r : o.rows) EXPECT_NE(r.event, "B_G2_MSM_END") << "no b_g2_msm may complete";
 }
 
+// sparse_products = gpu is refused for the CPU backend before any work, naming both keys; the
+// CPU backend handed a partition whose products were left to the device fails its job naming
+// it, and nothing is staged.
+TEST_F(EngineTest, SparseProductsOnTheGpuIsRejectedOnTheCpuBackend) {
+  auto cfg = config();
+  cfg.set("sparse_products", "gpu");
+  EXPECT_EQ(cfg.sparse_products, engine::Placement::kGpu);
+  try {
+    run(cfg);
+    FAIL() << "sparse_products = gpu ran on the cpu backend";
+  } catch (const engine::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("sparse_products = gpu"), std::string::npos) << what;
+    EXPECT_NE(what.find("backend = cuda"), std::string::npos) << what;
+    EXPECT_NE(what.find("got backend = cpu"), std::string::npos) << what;
+  }
+  cfg.backend = "cuda";  // passes validate(), but the backend handed over is the CPU's
+  cfg.count = 1;
+  cfg.concurrency = 1;
+  const auto o = run(cfg);
+  EXPECT_EQ(o.result.summary["completed"], 0);
+  ASSERT_EQ(o.result.jobs.size(), 1u);
+  EXPECT_FALSE(o.result.jobs[0].ok);
+  EXPECT_NE(o.result.jobs[0].reason.find("backend 'cpu' computes no sparse products"), std::string::npos)
+      << o.result.jobs[0].reason;
+  for (const auto& r : o.rows) EXPECT_NE(r.event, "NTT_H") << "no GPU phase may run";
+}
+
 TEST(EngineConfig, BG2MsmPlacementKnob) {
   engine::EngineConfig c;
-  EXPECT_EQ(c.b_g2_msm, engine::G2MsmPlacement::kCpu);
+  EXPECT_EQ(c.b_g2_msm, engine::Placement::kCpu);
   EXPECT_EQ(c.to_json()["b_g2_msm"], "cpu");
   c.set("b_g2_msm", "gpu");
-  EXPECT_EQ(c.b_g2_msm, engine::G2MsmPlacement::kGpu);
+  EXPECT_EQ(c.b_g2_msm, engine::Placement::kGpu);
   EXPECT_EQ(c.to_json()["b_g2_msm"], "gpu");
   const auto keys = engine::EngineConfig::keys();
   EXPECT_NE(std::find(keys.begin(), keys.end(), "b_g2_msm"), keys.end());

@@ -27,6 +27,7 @@
 #include "gpu/device_info.hpp"
 #include "gpu/backend/cuda_backend.hpp"
 #include "gpu/msm/msm.hpp"
+#include "gpu/r1cs/device_matrices.hpp"
 #include "harness/backend_factory.hpp"
 #include "engine_devices_util.hpp"
 #include "engine_timeline_util.hpp"
@@ -218,6 +219,40 @@ TEST_P(CudaBackendPhase, EqualsTheCpuBackendsSumsExactly) {
   expect_same(got2.l, want.l, "L (second phase)");
 }
 
+// sparse_products = gpu (issue 24): a partition whose a, b, c were left to the device
+// (groth16::defer_products) gives exactly the CPU path's sums; the stage holds a, b, c and the
+// witness, the phase frees the witness, the system's matrices stay resident (charged to the
+// budget) and a second partition uploads them no more.
+TEST_P(CudaBackendPhase, SparseProductsOnTheDeviceGiveTheCpuPathsSums) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Inputs in = inputs(s, 13);
+  const std::size_t n = in.part.a.size();
+  const std::uint64_t witness_bytes = 32ull * in.part.witness.size();
+  CudaBackend& cuda = backend();
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round == 0 ? "first partition" : "second partition");
+    const groth16::SynthesizedPartition part = groth16::defer_products(s.cs, in.part.witness);
+    ASSERT_TRUE(part.a.empty() && part.products_on_device == &s.cs);
+    const std::uint64_t used0 = cuda.vram_used(0);
+    auto buffers = cuda.stage(0, part, "test");
+    EXPECT_EQ(buffers->bytes(), 96ull * n + witness_bytes);
+    EXPECT_EQ(cuda.resident_matrices_bytes(0), gpu::r1cs::DeviceMatrices::bytes_of(s.cs));
+    // The second stage uploads no matrices (the first may replace another case's system).
+    if (round == 1) EXPECT_EQ(cuda.vram_used(0), used0 + 96ull * n + witness_bytes);
+    std::vector<std::string> substages;
+    const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [&](trace::Stage sub, std::int64_t) {
+      substages.emplace_back(trace::stage_name(sub));
+    });
+    EXPECT_EQ(substages, (std::vector<std::string>{"ntt_h", "batch_add", "tail_msm"}));
+    expect_same_sums(got, in.want);
+    EXPECT_EQ(buffers->bytes(), 96ull * n) << "the witness is freed by the phase";
+    const std::uint64_t after = cuda.vram_used(0);
+    buffers.reset();
+    EXPECT_EQ(cuda.vram_used(0), after - 96ull * n);
+  }
+}
+
 // b_g2_msm = gpu (issue 24): the device's G2 query sum equals the host's groth16::b_g2_msm;
 // the first call leaves the G2 query resident, a second uploads nothing, and the G2 MSM's
 // scratch fits the room a partition has (partition_bytes).
@@ -388,6 +423,27 @@ TEST_F(CudaEngine, EveryLockPolicyProvesAndVerifies) {
       EXPECT_NE(o.timeline.find(ev), std::string::npos) << ev;
     if (policy == engine::LockPolicy::kTwoLock)
       EXPECT_NE(o.timeline.find("prestage="), std::string::npos);
+  }
+}
+
+// sparse_products = gpu: under every lock policy every proof verifies (the products feed H,
+// so a wrong element fails verification), the host never holds a, b, c (a partition's
+// footprint is its witness) and the system's matrices stay resident after the run.
+TEST_F(CudaEngine, SparseProductsOnTheGpuProveAndVerify) {
+  REQUIRE_GPU();
+  for (const auto policy : {engine::LockPolicy::kSingle, engine::LockPolicy::kTwoLock, engine::LockPolicy::kNone}) {
+    SCOPED_TRACE(engine::to_string(policy));
+    auto cfg = config();
+    cfg.lock_policy = policy;
+    cfg.set("sparse_products", "gpu");
+    const auto o = run(cfg);
+    EXPECT_EQ(o.result.summary["completed"], 2);
+    EXPECT_EQ(o.result.summary["failed"], 0);
+    for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;
+    const auto& s = setup_for(cfg.circuit, cfg.constraints);
+    EXPECT_EQ(o.result.summary["partition_footprint_bytes"].get<std::uint64_t>(), 32ull * s.cs.num_variables());
+    const auto& cuda = dynamic_cast<const CudaBackend&>(*o.backend);
+    EXPECT_EQ(cuda.resident_matrices_bytes(0), gpu::r1cs::DeviceMatrices::bytes_of(s.cs));
   }
 }
 

@@ -125,6 +125,8 @@ UNMODELLED: dict[str, str] = {
     "verify": "verification is not simulated",
     "backend": "the calibration run's device stands for the backend",
     "b_g2_msm": "b_g2_msm is simulated on the CPU pool, where the calibration run measured it",
+    "sparse_products": "the products are simulated where the calibration run computed them (synthesis's "
+                       "products part, or inside ntt_h with sparse_products = gpu)",
     "record": "the TIMELINE's cost is inside the calibration run's stage times",
     "cupti": "CUPTI's cost is inside the calibration run's stage times",
 }
