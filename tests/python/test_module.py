@@ -123,14 +123,28 @@ def test_run_batch_config_error_raises_before_running(tmp_path: Path, param_dir:
 
 
 def test_keyboard_interrupt_marks_the_run_interrupted(tmp_path: Path, param_dir: str) -> None:
-    # In a child process, so that a missed interrupt cannot stop this test session.
+    # In a child process, so that a missed interrupt cannot stop this test session. Ctrl-C
+    # comes once the first proof is done (its JOB_DONE row in the timeline, which the recorder
+    # flushes every 20 ms), not after a fixed time: parameters made under load can take
+    # longer than any fixed delay, and a quiet machine proves all 200 in seconds.
     script = f"""
-import importlib.machinery, importlib.util, signal, threading
+import importlib.machinery, importlib.util, pathlib, signal, threading, time
 loader = importlib.machinery.ExtensionFileLoader("prooflab", {str(module_path())!r})
 spec = importlib.util.spec_from_file_location("prooflab", {str(module_path())!r}, loader=loader)
 prooflab = importlib.util.module_from_spec(spec); loader.exec_module(prooflab)
 cfg = prooflab.EngineConfig(constraints=1024, partitions=4, count=200, concurrency=1)
-threading.Timer(1.0, signal.raise_signal, (signal.SIGINT,)).start()
+# Python installs KeyboardInterrupt's handler only where SIGINT was not ignored at start-up,
+# and a background job of a shell (`make test &`) starts with it ignored: install it here.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+def interrupt_after_the_first_proof():
+    timeline = pathlib.Path({str(tmp_path / "stopped" / "timeline.csv")!r})
+    deadline = time.monotonic() + 100
+    while time.monotonic() < deadline:
+        if timeline.exists() and ",JOB_DONE," in timeline.read_text():
+            break
+        time.sleep(0.005)
+    signal.raise_signal(signal.SIGINT)
+threading.Thread(target=interrupt_after_the_first_proof, daemon=True).start()
 try:
     prooflab.run_batch(cfg, out={str(tmp_path)!r}, run_id="stopped", param_dir={param_dir!r})
 except KeyboardInterrupt:
