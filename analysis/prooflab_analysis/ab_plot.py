@@ -23,6 +23,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
+from . import stats  # noqa: E402
+
 VERDICT_COLORS = {"improved": "#2ca02c", "regressed": "#d62728", "no detectable change": "#7f7f7f",
                   "inconclusive": "#ff7f0e"}
 ARM_COLORS = ("#1f77b4", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
@@ -81,7 +83,7 @@ def ab_figure(runs: pd.DataFrame, table: pd.DataFrame, column: str, *, metric: s
             color = ARM_COLORS[k % len(ARM_COLORS)]
             points.scatter(x + offsets, sel["value"], s=22, color=color, zorder=3, label=arm if cell == cells[0] else None)
             if len(sel):
-                points.hlines(sel["value"].mean(), x - 0.33, x + 0.33, color=color, linewidth=2.0, zorder=2)
+                points.hlines(stats.mean(sel["value"], f"{arm} {cell}"), x - 0.33, x + 0.33, color=color, linewidth=2.0, zorder=2)
             ticks.append(x)
             tick_labels.append(f"{arm}\n{cell}\nn={len(sel)}")
             x += 1.0

@@ -149,7 +149,7 @@ def _kernel_busy(tl: pd.DataFrame, window: tuple[float, float], share: float) ->
     end = sub["t_us"].to_numpy(dtype=float)
     busy = [stats.union_us(end[m] - dur[m], end[m], window[0], window[1]) for m in
             [(sub["device"] == d).to_numpy(dtype=bool) for d in sub["device"].dropna().unique()]]
-    return float(np.mean(busy)) / (window[1] - window[0]) * share
+    return stats.mean(busy, "predicted kernel busy per device") / (window[1] - window[0]) * share
 
 
 def point_prediction(cal: Calibration, settings: Settings, label: str, reps: int, seed: int,
@@ -167,7 +167,7 @@ def point_prediction(cal: Calibration, settings: Settings, label: str, reps: int
         latencies.extend(metrics.job_latency(tl)["latency_s"].tolist())
         util = resource_utilisation(sim, tl, tp["window_s"])
         rows.append({"s_per_proof": tp["s_per_proof"], "proofs_per_min": tp["proofs_per_min"],
-                     "gpu_busy": float(util_frame["gpu_busy"].mean()),
+                     "gpu_busy": stats.mean(util_frame["gpu_busy"], "predicted GPU busy per device"),
                      "kernel_busy": _kernel_busy(tl, window, cal.kernel_share),
                      "peak_host_bytes": sim.host_peak_bytes + rss_baseline if cal.host_bytes else float("nan"),
                      "failed_jobs": len(sim.failed_jobs)})
@@ -177,7 +177,7 @@ def point_prediction(cal: Calibration, settings: Settings, label: str, reps: int
     row = {"setting": label, **{k: _mean([r[k] for r in rows]) for k in rows[0]}}
     row["latency_p50_s"] = percentile(latencies, 50)
     row["latency_p95_s"] = percentile(latencies, 95)
-    util = {k: float(np.mean([u.get(k, 0.0) for u in utils])) for k in utils[0]}
+    util = {k: stats.mean([u.get(k, 0.0) for u in utils], f"predicted {k} utilisation") for k in utils[0]}
     row["binding"], row["binding_util"] = binding_resource(util)
     return PointPrediction(label, settings, sims, runs, row, util)
 
@@ -204,8 +204,9 @@ def _text(value: Any) -> str:
 
 
 def _mean(values: list[float]) -> float:
-    finite = [v for v in values if v is not None and math.isfinite(v)]
-    return float(np.mean(finite)) if finite else float("nan")
+    """The mean over the repetitions that have the figure (a CPU-backend calibration has no
+    kernel busy, one without host bytes no peak): missing, not a number."""
+    return stats.mean([v for v in values if v is not None and math.isfinite(v)], "predicted repetitions")
 
 
 def _label(base: Settings, settings: Settings) -> str:
