@@ -101,7 +101,7 @@ class StageDistribution:
 
     def describe(self) -> dict[str, Any]:
         return {"stage": self.stage, "kind": "duration_s" if self.duration else "work_core_s", "n": int(self.values.size),
-                "mean": float(self.values.mean()) if self.values.size else float("nan"),
+                "mean": stats.mean(self.values, f"{self.stage} values"),
                 "p50": percentile(self.values, 50), "p95": percentile(self.values, 95)}
 
 
@@ -236,10 +236,10 @@ def witness_share_fallback(run: Run) -> tuple[float | None, str]:
     if ratio is None or prep.empty:
         return None, (f"synthesis split unknown (no WITNESS_END; no witness/prep_msm ratio for circuit {circuit!r}): "
                       "all of it taken as the sparse products the throttle pauses")
-    share = float(min(1.0, ratio * float(np.median(prep["dur_us"])) / float(np.median(synth["dur_us"]))))
+    share = float(min(1.0, ratio * stats.median(prep["dur_us"], "prep_msm us") / stats.median(synth["dur_us"], "synthesis us")))
     return share, (f"synthesis split estimated (no WITNESS_END): the witness is {share:.0%} of each synthesis "
-                   f"({circuit}: witness = {ratio:g} x prep_msm, median prep_msm {np.median(prep['dur_us']) / 1e3:.3g} ms, "
-                   f"synthesis {np.median(synth['dur_us']) / 1e3:.3g} ms)")
+                   f"({circuit}: witness = {ratio:g} x prep_msm, median prep_msm {stats.median(prep['dur_us']) / 1e3:.3g} ms, "
+                   f"synthesis {stats.median(synth['dur_us']) / 1e3:.3g} ms)")
 
 
 def measured_intervals(run: Run, gpu_on_cpu: bool, lanes: int = 1, witness_share: float | None = None
@@ -437,7 +437,7 @@ def _log_spread(values: np.ndarray) -> float:
     """Median absolute deviation of log(values): a spread that a few preempted instances
     do not dominate."""
     logs = np.log(np.maximum(values, 1e-12))
-    return float(np.median(np.abs(logs - np.median(logs))))
+    return stats.median(np.abs(logs - stats.median(logs)))
 
 
 def fit_threads(runs: list[_MeasuredRun], beta: float, grid_points: int = 9) -> tuple[dict[str, float], str]:
@@ -643,7 +643,7 @@ def _memory(run: Run, gpu_on_cpu: bool, notes: list[str]) -> tuple[int, int, int
     """host bytes per partition, its a/b/c bytes, VRAM staged and scratch, VRAM budget."""
     st = run.stages
     ok = st[st["status"] == "ok"] if not st.empty else st
-    host = int(ok["host_bytes"].dropna().median()) if not ok.empty and ok["host_bytes"].notna().any() else 0
+    host = int(stats.median(ok["host_bytes"].dropna(), "host_bytes")) if not ok.empty and ok["host_bytes"].notna().any() else 0
     vram_limit = run.config.get("vram_limit")
     if gpu_on_cpu and not ok.empty and ok["vram_peak_bytes"].notna().any():
         # The smallest peak is a partition alone on the device: (96 + 13) bytes per element.
@@ -656,7 +656,7 @@ def _memory(run: Run, gpu_on_cpu: bool, notes: list[str]) -> tuple[int, int, int
     peak = int(ok["vram_peak_bytes"].dropna().min()) if not ok.empty and ok["vram_peak_bytes"].notna().any() else 0
     # What stage() uploads (a, b, c: stages.csv abc_bytes) stays from staging to the phase's end;
     # the rest of the partition's peak is the GPU phase's scratch.
-    abc = int(ok["abc_bytes"].dropna().median()) if "abc_bytes" in ok and ok["abc_bytes"].notna().any() else 0
+    abc = int(stats.median(ok["abc_bytes"].dropna(), "abc_bytes")) if "abc_bytes" in ok and ok["abc_bytes"].notna().any() else 0
     staged = min(abc, peak)
     if staged:
         notes.append(f"VRAM: staged = a, b, c ({staged / 2**30:.2f} GiB, stages.csv abc_bytes), scratch = the rest of "
