@@ -501,7 +501,7 @@ TEST(EngineConfig, BG2MsmPlacementKnob) {
   c.set("b_g2_msm", "cpu");
   c.set("backend", "cpu");
   EXPECT_NO_THROW(c.validate());
-  EXPECT_THROW(engine::CpuBackend(1, 0, 1).run_b_g2_msm(0, groth16::ProvingKey{}, groth16::MsmPlan{}),
+  EXPECT_THROW(engine::CpuBackend(1, 0, 1).run_b_g2_msm(0, groth16::ProvingKey{}, groth16::MsmPlan{}, nullptr),
                std::logic_error);
 }
 

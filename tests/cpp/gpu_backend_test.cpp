@@ -262,13 +262,13 @@ TEST_P(CudaBackendPhase, BG2MsmOnTheDeviceEqualsTheHosts) {
   const Inputs in = inputs(s, 12);
   const auto want = groth16::b_g2_msm(s.pk, in.plan, pool()).to_affine();
   CudaBackend& cuda = backend();
-  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan).to_affine() == want) << "first call";
+  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan, nullptr).to_affine() == want) << "first call";
   const std::uint64_t used1 = cuda.vram_used(0);
   // This key's G1 queries (a case before may have left another key, which it replaced) and
   // its G2 query stay resident.
   EXPECT_GE(used1, CudaBackend::resident_key_bytes(s.pk) + 192ull * s.pk.b_g2.size());
   cuda.reset_vram_peak(0);
-  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan).to_affine() == want) << "second call";
+  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan, nullptr).to_affine() == want) << "second call";
   EXPECT_EQ(cuda.vram_used(0), used1) << "nothing uploaded again, no scratch kept";
   EXPECT_LE(cuda.vram_peak(0) - used1, CudaBackend::partition_bytes(in.part.a.size()));
   std::printf("b_g2 query %zu points: %zu ones, %zu tail; G2 scratch peak %llu B\n",
