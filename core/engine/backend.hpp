@@ -40,6 +40,14 @@ class DeviceBuffers {
   virtual std::uint64_t bytes() const = 0;
 };
 
+// A query's plan that run_prep_msm leaves on a device for a call made after the staged
+// buffers are freed (B_G2's, for run_b_g2_msm with b_g2_msm = gpu). Freed when destroyed.
+class DevicePlan {
+ public:
+  virtual ~DevicePlan() = default;
+  virtual std::uint64_t bytes() const = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -78,13 +86,33 @@ class Backend {
   // device computes (CUDA).
   virtual std::map<std::string, double> pool_cpu_seconds() const { return {}; }
 
+  // prep_msm on the device (config prep_msm = gpu, which needs sparse_products = gpu: stage()
+  // has uploaded the witness): the plans of L, A, B_G1 and B_G2 made from the staged witness.
+  // L's, A's and B_G1's stay on the device with `staged` (run_gpu_phase uses them instead of
+  // plan's vectors; they go with the buffers); B_G2's, with b_g2_on_device, is returned for
+  // run_b_g2_msm, else downloaded into plan.b_g2 (ones, tail_index, tail_scalars: its
+  // tail_bases are for the host to gather, groth16::gather_tail_bases) and null returned.
+  // plan gets every query's zeros and num_ones; the G1 queries' vectors stay empty. Before
+  // run_gpu_phase, which frees the witness
+  // (docs/engine.md, "prep_msm on the device"). A backend without it keeps this default,
+  // which throws std::logic_error naming the backend and the key (EngineConfig::validate
+  // already refuses prep_msm = gpu without backend = cuda).
+  virtual std::unique_ptr<DevicePlan> run_prep_msm(int /*device*/, const groth16::ProvingKey& /*pk*/,
+                                                   const r1cs::R1cs& /*cs*/, DeviceBuffers& /*staged*/,
+                                                   bool /*b_g2_on_device*/, groth16::MsmPlan& /*plan*/) {
+    throw std::logic_error("backend '" + name() +
+                           "' has no device prep_msm: config key 'prep_msm' = gpu needs backend = cuda");
+  }
+
   // b_g2_msm on the device (config b_g2_msm = gpu): Σ over plan.b_g2 of pk.b_g2, its batch
-  // addition and tail MSM, as groth16::b_g2_msm computes it on the host. The engine calls it
+  // addition and tail MSM, as groth16::b_g2_msm computes it on the host; b_g2_plan (from
+  // run_prep_msm, prep_msm = gpu) replaces plan.b_g2 when given. The engine calls it
   // inside the GPU phase (docs/engine.md, "b_g2_msm on the device"). A backend without a
   // device G2 MSM keeps this default, which throws std::logic_error naming the backend
   // (EngineConfig::validate already refuses b_g2_msm = gpu without backend = cuda).
   virtual curve::G2Jacobian run_b_g2_msm(int /*device*/, const groth16::ProvingKey& /*pk*/,
-                                         const groth16::MsmPlan& /*plan*/) {
+                                         const groth16::MsmPlan& /*plan*/,
+                                         const DevicePlan* /*b_g2_plan*/) {
     throw std::logic_error("backend '" + name() +
                            "' has no device G2 MSM: config key 'b_g2_msm' = gpu needs backend = cuda");
   }

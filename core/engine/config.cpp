@@ -35,6 +35,13 @@ void EngineConfig::validate() const {
   if (sparse_products == Placement::kGpu && backend != "cuda")
     throw ConfigError("config: sparse_products = gpu needs backend = cuda (got backend = " + backend +
                       ")");
+  if (prep_msm == Placement::kGpu && backend != "cuda")
+    throw ConfigError("config: prep_msm = gpu needs backend = cuda (got backend = " + backend + ")");
+  // The device classifies the witness that sparse_products = gpu uploads (docs/engine.md,
+  // "prep_msm on the device").
+  if (prep_msm == Placement::kGpu && sparse_products != Placement::kGpu)
+    throw ConfigError("config: prep_msm = gpu needs sparse_products = gpu (the witness it classifies "
+                      "is on the device only then; got sparse_products = cpu)");
 }
 
 nlohmann::json EngineConfig::to_json() const {

@@ -22,7 +22,8 @@ enum class DeallocPolicy { kAsync, kSerialized, kInline };
 enum class FinalizeMode { kInline, kSplit };
 // Where a stage that can run on either side runs: the host (the reference's choice) or the
 // device, inside the GPU phase (backend cuda only). Knobs b_g2_msm (the G2 query's batch
-// addition and tail MSM) and sparse_products (A·w, B·w, C·w of synthesis).
+// addition and tail MSM), sparse_products (A·w, B·w, C·w of synthesis) and prep_msm (the
+// split of the queries' scalars into zeros, ones and tails).
 enum class Placement { kCpu, kGpu };
 
 template <class Enum>
@@ -89,6 +90,7 @@ struct EngineConfig {
   FinalizeMode finalize = FinalizeMode::kInline;  // split: b_g2_msm + epilogue on a finalizer
   Placement b_g2_msm = Placement::kCpu;         // where the G2 tail MSM of B runs
   Placement sparse_products = Placement::kCpu;  // where A·w, B·w, C·w are computed
+  Placement prep_msm = Placement::kCpu;         // where the MSM plan is made
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 

@@ -246,17 +246,27 @@ class Engine {
     part.row.abc_bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);
     part.row.aux_bytes = buffer_bytes(part.synth.witness.input) + buffer_bytes(part.synth.witness.aux);
     part.memory.charge(part.row.abc_bytes + part.row.aux_bytes);
+    part.row.host_bytes = part.row.abc_bytes + part.row.aux_bytes;
     synth.end();
-    StageScope prep(tl_, Stage::kPrepMsm, tag, &part.row);
-    part.plan = groth16::prep_msm(in_.pk, in_.cs, part.synth.witness);
-    part.row.density_bytes = query_plan_bytes(part.plan.l) + query_plan_bytes(part.plan.a) +
-                             query_plan_bytes(part.plan.b_g1) + query_plan_bytes(part.plan.b_g2);
-    part.memory.charge(part.row.density_bytes);
-    part.row.host_bytes = part.row.abc_bytes + part.row.aux_bytes + part.row.density_bytes;
-    prep.end();
+    // prep_msm = gpu: the device makes the plan at the start of the GPU phase (gpu_start).
+    if (cfg_.prep_msm == Placement::kCpu) {
+      StageScope prep(tl_, Stage::kPrepMsm, tag, &part.row);
+      part.plan = groth16::prep_msm(in_.pk, in_.cs, part.synth.witness);
+      charge_host_plan(part);
+      prep.end();
+    }
     std::lock_guard lock(m_);
     auto& job = *jobs_.at(part.job);
     job.inputs[part.index].assign(part.synth.witness.input.begin() + 1, part.synth.witness.input.end());
+  }
+
+  // The plan's host buffers ("density"), charged once they exist: prep_msm's whole plan, or
+  // (prep_msm = gpu, b_g2_msm = cpu) the B_G2 plan downloaded from the device.
+  void charge_host_plan(Partition& part) {
+    part.row.density_bytes = query_plan_bytes(part.plan.l) + query_plan_bytes(part.plan.a) +
+                             query_plan_bytes(part.plan.b_g1) + query_plan_bytes(part.plan.b_g2);
+    part.memory.charge(part.row.density_bytes);
+    part.row.host_bytes += part.row.density_bytes;
   }
 
   // ---- GPU workers ----
@@ -349,19 +359,25 @@ class Engine {
     auto& be = in_.backend;
     const int job = part.job, idx = part.index;
     const trace::StageTag tag{job, idx, worker, device};
-    // b_g2_msm = cpu: it starts now, from prep_msm's output, on the groth16 pool and is
+    // b_g2_msm = cpu: it starts from prep_msm's output on the groth16 pool — now, or with
+    // prep_msm = gpu once the device has made the plan (inside the lock, below) — and is
     // joined after the GPU lock is released: the next worker's GPU phase overlaps it.
     // b_g2_msm = gpu: it runs on the device at the end of the GPU phase (below).
     const bool g2_on_device = cfg_.b_g2_msm == Placement::kGpu;
+    const bool prep_on_device = cfg_.prep_msm == Placement::kGpu;
     std::future<curve::G2Jacobian> b_g2;
-    if (!g2_on_device)
+    const auto submit_b_g2 = [&] {
       b_g2 = groth16_pool_.submit([&, tag] {
         const SynthesisThrottle::Running running(throttle_);  // THROTTLE_OFF after the stage ends
         StageScope stage(tl_, Stage::kBG2Msm, tag, &part.row);
+        // The device's plan has the tail's positions; the host MSM needs its bases.
+        if (prep_on_device) groth16::gather_tail_bases(in_.pk.b_g2, part.plan.b_g2);
         const curve::G2Jacobian r = groth16::b_g2_msm(in_.pk, part.plan, groth16_pool_);
         stage.end();
         return r;
       });
+    };
+    if (!g2_on_device && !prep_on_device) submit_b_g2();
     // The task reads `part`: never leave by an exception before it has finished (a normal
     // return moves the future out, and finalize joins it).
     struct JoinGuard {
@@ -393,6 +409,20 @@ class Engine {
         if (lock_policy_->fallback_in_lock(be, device)) part.row.pre_destructor_us = tl_.now_us() - f0;
         buffers = be.stage(device, part.synth, "gpu_phase");
       }
+      std::unique_ptr<DevicePlan> b_g2_plan;
+      if (prep_on_device) {
+        // Under the lock, before the phase frees the witness it classifies (docs/engine.md,
+        // "prep_msm on the device").
+        StageScope prep(tl_, Stage::kPrepMsm, tag, &part.row);
+        b_g2_plan = be.run_prep_msm(device, in_.pk, in_.cs, *buffers, g2_on_device, part.plan);
+        prep.end();
+        if (!g2_on_device) {
+          // The host MSM's gathered bases, charged with the downloaded plan before they exist.
+          part.plan.b_g2.tail_bases.reserve(part.plan.b_g2.tail_index.size());
+          charge_host_plan(part);
+          submit_b_g2();
+        }
+      }
       sums = run_gpu_phase(part, tag, *buffers);
       part.row.vram_peak_bytes = be.vram_peak(device);  // staged buffers and phase scratch
       buffers.reset();  // device memory back before the lock goes
@@ -402,7 +432,7 @@ class Engine {
         const SynthesisThrottle::Running running(throttle_);
         StageScope stage(tl_, Stage::kBG2Msm, tag, &part.row);
         std::promise<curve::G2Jacobian> done;
-        done.set_value(be.run_b_g2_msm(device, in_.pk, part.plan));
+        done.set_value(be.run_b_g2_msm(device, in_.pk, part.plan, b_g2_plan.get()));
         stage.end();
         b_g2 = done.get_future();
         part.row.vram_peak_bytes = std::max(part.row.vram_peak_bytes, be.vram_peak(device));

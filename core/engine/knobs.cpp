@@ -208,6 +208,12 @@ std::vector<Knob> make_table() {
           "the GPU phase (the matrices resident, the witness uploaded)",
           "none: cuzk computes them on the CPU in synthesis (bellperson's ProvingAssignment)",
           nullptr),
+      enum_knob<&C::prep_msm>(
+          "prep_msm",
+          "where the MSM plan (each query's scalars split into zeros, ones and tails) is made: "
+          "the partition worker, or the device at the start of the GPU phase from the uploaded "
+          "witness (needs sparse_products = gpu)",
+          "none: supraseal splits the scalars on the CPU, one thread per circuit", nullptr),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,
                 "backend cuda: CUPTI activity and NVTX stage ranges into cupti.csv",

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/groth16/qap.hpp"
+#include "core/groth16/scalar_class.hpp"
 #include "core/poly/ntt.hpp"
 #include "core/r1cs/evaluate.hpp"
 #include "core/trace/elapsed.hpp"
@@ -33,21 +34,46 @@ std::int64_t micros(double seconds) { return static_cast<std::int64_t>(seconds *
 template <class Curve>
 void classify(const Fr& value, std::size_t base_index,
               const std::vector<curve::Affine<Curve>>& bases, QueryPlan<Curve>& plan) {
-  if (value.is_zero()) {
-    ++plan.zeros;
-  } else if (value.is_one()) {
-    plan.ones[base_index / 64] |= std::uint64_t{1} << (base_index % 64);
-    ++plan.num_ones;
-  } else {
-    plan.tail_bases.push_back(bases[base_index]);
-    plan.tail_scalars.push_back(value.to_canonical());
-    plan.tail_index.push_back(static_cast<std::uint32_t>(base_index));
+  switch (classify_scalar(value)) {
+    case ScalarClass::kZero:
+      ++plan.zeros;
+      break;
+    case ScalarClass::kOne:
+      plan.ones[base_index / 64] |= std::uint64_t{1} << (base_index % 64);
+      ++plan.num_ones;
+      break;
+    case ScalarClass::kTail:
+      plan.tail_bases.push_back(bases[base_index]);
+      plan.tail_scalars.push_back(value.to_canonical());
+      plan.tail_index.push_back(static_cast<std::uint32_t>(base_index));
+      break;
   }
 }
 
 template <class Curve>
 void init_plan(QueryPlan<Curve>& plan, std::size_t n) {
   plan.ones.assign((n + 63) / 64, 0);
+}
+
+// Variable k of [inputs..., aux...] (the matrices' column order).
+const Fr& variable(const r1cs::Witness& w, std::size_t num_inputs, std::size_t k) {
+  return k < num_inputs ? w.input[k] : w.aux[k - num_inputs];
+}
+
+// Which variables feed the A and B queries (the densities; every input feeds A).
+bool feeds_a(const r1cs::R1cs& cs, std::size_t k) {
+  return k < cs.num_inputs || cs.a_aux_density.test(k - cs.num_inputs);
+}
+bool feeds_b(const r1cs::R1cs& cs, std::size_t k) {
+  return k < cs.num_inputs ? cs.b_input_density.test(k) : cs.b_aux_density.test(k - cs.num_inputs);
+}
+
+void check_query_sizes(const ProvingKey& pk, std::size_t ia, std::size_t ib) {
+  if (ia != pk.a.size() || ib != pk.b_g1.size() || ib != pk.b_g2.size())
+    throw std::runtime_error("prep_msm: the densities select " + std::to_string(ia) + " A and " +
+                             std::to_string(ib) + " B bases, the key has " +
+                             std::to_string(pk.a.size()) + " and " + std::to_string(pk.b_g1.size()) +
+                             " (key made for another circuit?)");
 }
 
 }  // namespace
@@ -84,22 +110,41 @@ MsmPlan prep_msm(const ProvingKey& pk, const r1cs::R1cs& cs, const r1cs::Witness
   for (std::size_t k = 0; k < na; ++k) classify(w.aux[k], k, pk.l, plan.l);
   std::size_t ia = 0, ib = 0;
   for (std::size_t k = 0; k < ni + na; ++k) {
-    const Fr& v = k < ni ? w.input[k] : w.aux[k - ni];
-    if (k < ni || cs.a_aux_density.test(k - ni)) classify(v, ia++, pk.a, plan.a);
-    const bool b_dense = k < ni ? cs.b_input_density.test(k)
-                                : cs.b_aux_density.test(k - ni);
-    if (b_dense) {
+    const Fr& v = variable(w, ni, k);
+    if (feeds_a(cs, k)) classify(v, ia++, pk.a, plan.a);
+    if (feeds_b(cs, k)) {
       classify(v, ib, pk.b_g1, plan.b_g1);
       classify(v, ib, pk.b_g2, plan.b_g2);
       ++ib;
     }
   }
-  if (ia != pk.a.size() || ib != pk.b_g1.size() || ib != pk.b_g2.size())
-    throw std::runtime_error("prep_msm: the densities select " + std::to_string(ia) + " A and " +
-                             std::to_string(ib) + " B bases, the key has " +
-                             std::to_string(pk.a.size()) + " and " + std::to_string(pk.b_g1.size()) +
-                             " (key made for another circuit?)");
+  check_query_sizes(pk, ia, ib);
   return plan;
+}
+
+template <class Curve>
+void gather_tail_bases(const std::vector<curve::Affine<Curve>>& bases, QueryPlan<Curve>& plan) {
+  plan.tail_bases.clear();
+  plan.tail_bases.reserve(plan.tail_index.size());
+  for (const std::uint32_t i : plan.tail_index) {
+    if (i >= bases.size())
+      throw std::out_of_range("gather_tail_bases: tail position " + std::to_string(i) + " in a query of " +
+                              std::to_string(bases.size()) + " bases");
+    plan.tail_bases.push_back(bases[i]);
+  }
+}
+template void gather_tail_bases(const std::vector<curve::G2Affine>&, QueryPlan<curve::G2Curve>&);
+
+QueryVariables query_variables(const ProvingKey& pk, const r1cs::R1cs& cs) {
+  QueryVariables out;
+  out.a.reserve(pk.a.size());
+  out.b.reserve(pk.b_g1.size());
+  for (std::size_t k = 0; k < cs.num_inputs + cs.num_aux; ++k) {
+    if (feeds_a(cs, k)) out.a.push_back(static_cast<std::uint32_t>(k));
+    if (feeds_b(cs, k)) out.b.push_back(static_cast<std::uint32_t>(k));
+  }
+  check_query_sizes(pk, out.a.size(), out.b.size());
+  return out;
 }
 
 // The prover's instantiation of compute_h.hpp's quotient, compiled once here.

@@ -63,6 +63,21 @@ SynthesizedPartition defer_products(const r1cs::R1cs& cs, r1cs::Witness witness)
 
 MsmPlan prep_msm(const ProvingKey& pk, const r1cs::R1cs& cs, const r1cs::Witness& w);
 
+// A plan made elsewhere (the device's, prep_msm = gpu) carries the tail's positions, not its
+// bases: this gathers them from the query for the host MSM (b_g2_msm = cpu). Throws
+// std::out_of_range naming the position when one is outside the query.
+template <class Curve>
+void gather_tail_bases(const std::vector<curve::Affine<Curve>>& bases, QueryPlan<Curve>& plan);
+
+// The variable (index into [inputs..., aux...]) of each base of the A and the B queries, in
+// base order: prep_msm's selection by the densities, for a device that classifies the
+// witness itself (L's base i is aux variable i, num_inputs + i). Throws as prep_msm does
+// when the densities do not match the key.
+struct QueryVariables {
+  std::vector<std::uint32_t> a, b;
+};
+QueryVariables query_variables(const ProvingKey& pk, const r1cs::R1cs& cs);
+
 // compute_h (compute_h.hpp): h = (a·b − c)/Z as the m − 1 canonical scalars of the H MSM;
 // for Fr its element type field::BigInt<4> is msm::Scalar.
 static_assert(std::is_same_v<msm::Scalar, field::BigInt<field::Fr::kLimbs>>);

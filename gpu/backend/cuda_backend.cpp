@@ -18,6 +18,8 @@
 #include "gpu/memory/device_allocator.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_host.hpp"
+#include "gpu/msm_plan/device_plan.hpp"
+#include "gpu/msm_plan/device_query_variables.hpp"
 #include "gpu/ntt/domain.hpp"
 #include "gpu/h/h.hpp"
 #include "gpu/ntt/plan.hpp"
@@ -31,6 +33,8 @@ using memory::DeviceAllocator;
 using memory::DeviceBuffer;
 using memory::DeviceOutOfMemory;
 using prooflab::engine::OutOfDeviceMemory;
+using msm_plan::DeviceQueryPlan;
+using msm_plan::DeviceQueryVariables;
 using r1cs::DeviceMatrices;  // gpu::r1cs
 
 static_assert(sizeof(::prooflab::field::Fr) == sizeof(Fr32), "CPU and device Fr share one layout");
@@ -186,11 +190,16 @@ struct CudaBackend::Device {
   // of a partition of that system and kept (held while they upload, as key_mu).
   std::mutex matrices_mu;
   std::shared_ptr<const DeviceMatrices> matrices;
+  // prep_msm = gpu: the A and B queries' variables, made resident by the first run_prep_msm
+  // for a system and kept (held while they upload).
+  std::mutex query_vars_mu;
+  std::shared_ptr<const DeviceQueryVariables> query_vars;
 
   ~Device() {
     // Everything that frees into the allocator, then the allocator (which synchronises the
     // device), in that order, on this device.
     DeviceScope scope(index, std::nothrow);
+    query_vars.reset();
     matrices.reset();
     key.reset();
     domains.clear();
@@ -251,12 +260,17 @@ class CudaDeviceBuffers final : public prooflab::engine::DeviceBuffers {
     // Freed on the device's service stream: every use (the upload, the phase) was
     // synchronised by the host before, so the blocks are reusable at once.
     DeviceScope scope(device_, std::nothrow);
+    plans.clear();
     witness.reset();
     a.reset();
     b.reset();
     c.reset();
   }
-  std::uint64_t bytes() const override { return 3 * kFrBytes * n_ + witness.bytes(); }
+  std::uint64_t bytes() const override {
+    std::uint64_t plan_bytes = 0;
+    for (const DeviceQueryPlan& p : plans) plan_bytes += p.bytes();
+    return 3 * kFrBytes * n_ + witness.bytes() + plan_bytes;
+  }
   int device() const { return device_; }
   std::size_t size() const { return n_; }
   bool products_pending() const { return matrices != nullptr; }
@@ -265,6 +279,9 @@ class CudaDeviceBuffers final : public prooflab::engine::DeviceBuffers {
   DeviceBuffer<Fr32> witness;                      // [inputs..., aux...] while products_pending
   std::shared_ptr<const DeviceMatrices> matrices;  // null once a, b, c hold the products
   std::size_t num_inputs = 0;
+  // prep_msm = gpu: the plans of L, A, B_G1 (in that order) made by run_prep_msm; empty: the
+  // host's plan is used.
+  std::vector<DeviceQueryPlan> plans;
 
  private:
   int device_;
@@ -370,6 +387,64 @@ curve::G1Jacobian tail_sum(Lane& lane, const msm::DeviceBases& query,
   });
 }
 
+// B_G2's plan, kept by the engine past the partition's buffers (b_g2_msm = gpu runs after
+// they are freed).
+class CudaDevicePlan final : public prooflab::engine::DevicePlan {
+ public:
+  explicit CudaDevicePlan(int device) : device_(device) {}
+  ~CudaDevicePlan() override {
+    DeviceScope scope(device_, std::nothrow);
+    plan.ones.reset();
+    plan.tail_index.reset();
+    plan.tail_scalars.reset();
+  }
+  std::uint64_t bytes() const override { return plan.bytes(); }
+  int device() const { return device_; }
+  DeviceQueryPlan plan;
+
+ private:
+  int device_;
+};
+
+std::shared_ptr<const DeviceQueryVariables> resident_query_variables(CudaBackend::Device& d,
+                                                                     const groth16::ProvingKey& pk,
+                                                                     const prooflab::r1cs::R1cs& cs) {
+  std::lock_guard lock(d.query_vars_mu);
+  if (d.query_vars && d.query_vars->holds(cs)) return d.query_vars;
+  d.query_vars.reset();
+  d.query_vars = std::make_shared<const DeviceQueryVariables>(*d.alloc, pk, cs, d.service, "prep_msm_variables");
+  return d.query_vars;
+}
+
+std::uint64_t query_variables_bytes(CudaBackend::Device& d) {
+  std::lock_guard lock(d.query_vars_mu);
+  return d.query_vars ? d.query_vars->bytes() : 0;
+}
+
+// The device plan's counterparts of ones_sum and tail_sum: the bitmap and the tail already on
+// the device (prep_msm = gpu), nothing uploaded; tails in chunks of at most `chunk` points.
+curve::G1Jacobian ones_sum(Lane& lane, const msm::DeviceBases& bases, const DeviceQueryPlan& q) {
+  if (bases.size() == 0) return curve::G1Jacobian::infinity();
+  return msm::to_jacobian(lane.msm->sum_selected(bases.data(), q.ones.get(), bases.size(), lane.stream, "batch_add"));
+}
+
+template <class Curve, class RunChunk>
+curve::Jacobian<Curve> device_tail_sum(const DeviceQueryPlan& q, std::size_t chunk, RunChunk&& run_chunk) {
+  auto sum = curve::Jacobian<Curve>::infinity();
+  const auto* scalars = reinterpret_cast<const std::uint32_t*>(q.tail_scalars.get());
+  constexpr std::size_t kWords = sizeof(Fr32) / sizeof(std::uint32_t);
+  for (std::size_t i = 0; i < q.num_tails; i += chunk)
+    sum = sum.add(run_chunk(q.tail_index.get() + i, scalars + kWords * i, std::min(chunk, q.num_tails - i)));
+  return sum;
+}
+
+curve::G1Jacobian tail_sum(Lane& lane, const msm::DeviceBases& query, const DeviceQueryPlan& q, std::size_t chunk) {
+  return device_tail_sum<curve::G1Curve>(q, chunk, [&](const std::uint32_t* index, const std::uint32_t* scalars,
+                                                       std::size_t len) {
+    return msm::to_jacobian(lane.msm->run_indexed(query.data(), index, scalars, len, lane.stream, {}, "tail_msm"));
+  });
+}
+
 }  // namespace
 
 CudaBackend::CudaBackend(int devices, std::uint64_t vram_limit) {
@@ -427,7 +502,7 @@ bool CudaBackend::streams_key(int device, const groth16::ProvingKey& pk,
                               std::size_t domain_size) const {
   // Resident matrices (sparse_products = gpu) take their share of the budget first.
   return resident_key_bytes(pk) + partition_bytes(domain_size) +
-             matrices_bytes(device_at(device)) >
+             matrices_bytes(device_at(device)) + query_variables_bytes(device_at(device)) >
          vram_budget(device);
 }
 
@@ -590,9 +665,12 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
                                                         batch, lane->stream, "batch_add")
                            : ones_sum(*lane, *resident, q.ones);
     };
-    const curve::G1Jacobian ones_l = ones(key->l, pk.l, plan.l);
-    const curve::G1Jacobian ones_a = ones(key->a, pk.a, plan.a);
-    const curve::G1Jacobian ones_b = ones(key->b_g1, pk.b_g1, plan.b_g1);
+    // prep_msm = gpu: the plans the device made (run_prep_msm refuses a streamed key).
+    const bool device_plans = !buf.plans.empty();
+    const curve::G1Jacobian ones_l = device_plans ? ones_sum(*lane, *key->l, buf.plans[0]) : ones(key->l, pk.l, plan.l);
+    const curve::G1Jacobian ones_a = device_plans ? ones_sum(*lane, *key->a, buf.plans[1]) : ones(key->a, pk.a, plan.a);
+    const curve::G1Jacobian ones_b =
+        device_plans ? ones_sum(*lane, *key->b_g1, buf.plans[2]) : ones(key->b_g1, pk.b_g1, plan.b_g1);
     if (on_substage) on_substage(trace::Stage::kBatchAdd, micros_since(t0));
 
     t0 = std::chrono::steady_clock::now();
@@ -604,9 +682,15 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
                                                "tail_msm")
                            : tail_sum(*lane, *resident, q, chunk);
     };
-    sums.l = ones_l.add(tail(key->l, plan.l));
-    sums.a = ones_a.add(tail(key->a, plan.a));
-    sums.b_g1 = ones_b.add(tail(key->b_g1, plan.b_g1));
+    if (device_plans) {
+      sums.l = ones_l.add(tail_sum(*lane, *key->l, buf.plans[0], chunk));
+      sums.a = ones_a.add(tail_sum(*lane, *key->a, buf.plans[1], chunk));
+      sums.b_g1 = ones_b.add(tail_sum(*lane, *key->b_g1, buf.plans[2], chunk));
+    } else {
+      sums.l = ones_l.add(tail(key->l, plan.l));
+      sums.a = ones_a.add(tail(key->a, plan.a));
+      sums.b_g1 = ones_b.add(tail(key->b_g1, plan.b_g1));
+    }
     check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
     if (on_substage) on_substage(trace::Stage::kTailMsm, micros_since(t0));
   } catch (const DeviceOutOfMemory& e) {
@@ -616,10 +700,19 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
 }
 
 curve::G2Jacobian CudaBackend::run_b_g2_msm(int device, const groth16::ProvingKey& pk,
-                                            const groth16::MsmPlan& plan) {
+                                            const groth16::MsmPlan& plan,
+                                            const prooflab::engine::DevicePlan* b_g2_plan) {
   Device& d = device_at(device);
   const auto& q = plan.b_g2;
-  if (q.ones.size() * 64 < pk.b_g2.size())
+  const DeviceQueryPlan* on_device = nullptr;
+  if (b_g2_plan) {
+    const auto& p = dynamic_cast<const CudaDevicePlan&>(*b_g2_plan);
+    if (p.device() != device || p.plan.size != pk.b_g2.size())
+      throw std::invalid_argument("b_g2_msm: a device plan of " + std::to_string(p.plan.size) + " bases on device " +
+                                  std::to_string(p.device()) + " for " + std::to_string(pk.b_g2.size()) +
+                                  " G2 bases on device " + std::to_string(device));
+    on_device = &p.plan;
+  } else if (q.ones.size() * 64 < pk.b_g2.size())
     throw std::invalid_argument("b_g2_msm: a bitmap of " + std::to_string(q.ones.size()) +
                                 " words for " + std::to_string(pk.b_g2.size()) + " G2 bases");
   const std::size_t n = pk.h.size() + 1;  // the domain: H has n - 1 bases
@@ -641,6 +734,17 @@ curve::G2Jacobian CudaBackend::run_b_g2_msm(int device, const groth16::ProvingKe
       query = key->b_g2.get();
     }
     LaneLease lane(d);
+    if (on_device) {
+      const curve::G2Jacobian ones =
+          query->size() == 0 ? curve::G2Jacobian::infinity()
+                             : msm::to_jacobian(msm::g2_sum_selected(*d.alloc, query->data(), on_device->ones.get(),
+                                                                     query->size(), lane->stream, "b_g2_msm"));
+      return ones.add(device_tail_sum<curve::G2Curve>(
+          *on_device, tail_chunk(n), [&](const std::uint32_t* index, const std::uint32_t* scalars, std::size_t len) {
+            return msm::to_jacobian(msm::g2_run_indexed(*d.alloc, query->data(), index, scalars, len, lane->stream,
+                                                        msm::MsmOptions{}, "b_g2_msm"));
+          }));
+    }
     const curve::G2Jacobian ones =
         query->size() == 0 ? curve::G2Jacobian::infinity()
                            : msm::g2_sum_selected(*d.alloc, query->data(), query->size(),
@@ -651,6 +755,68 @@ curve::G2Jacobian CudaBackend::run_b_g2_msm(int device, const groth16::ProvingKe
                                      msm::MsmOptions{}, "b_g2_msm");
         });
     return ones.add(tail);
+  } catch (const DeviceOutOfMemory& e) {
+    throw engine_oom(device, e);
+  }
+}
+
+std::unique_ptr<prooflab::engine::DevicePlan> CudaBackend::run_prep_msm(
+    int device, const groth16::ProvingKey& pk, const prooflab::r1cs::R1cs& cs,
+    prooflab::engine::DeviceBuffers& staged, bool b_g2_on_device, groth16::MsmPlan& plan) {
+  Device& d = device_at(device);
+  auto& buf = dynamic_cast<CudaDeviceBuffers&>(staged);
+  if (buf.device() != device || !buf.witness.get() || buf.witness.size() != cs.num_inputs + cs.num_aux)
+    throw std::invalid_argument(
+        "prep_msm on device " + std::to_string(device) +
+        ": the staged buffers hold no witness of this system (config key 'prep_msm' = gpu needs "
+        "sparse_products = gpu, and runs before the GPU phase frees the witness)");
+  const std::size_t n = buf.size();
+  DeviceScope scope(device);
+  try {
+    if (streams_key(device, pk, n))
+      throw std::runtime_error(
+          "prep_msm on device " + std::to_string(device) +
+          ": the proving key does not fit the device beside a partition (its G1 queries stream "
+          "from host memory, and the streamed MSMs take the tails' bases from the host plan); use "
+          "config key 'prep_msm' = cpu or a larger 'vram_limit'");
+    const std::shared_ptr<const DeviceQueryVariables> vars = resident_query_variables(d, pk, cs);
+    const Fr32* w = buf.witness.get();
+    const msm_plan::QueryView views[4] = {vars->l(w), vars->a(w), vars->b(w), vars->b(w)};
+    std::vector<DeviceQueryPlan> plans(4);
+    LaneLease lane(d);
+    msm_plan::make_device_plans(*d.alloc, views, plans.size(), plans.data(), lane->stream, "prep_msm");
+    groth16::QueryPlan<curve::G1Curve>* g1[3] = {&plan.l, &plan.a, &plan.b_g1};
+    for (int i = 0; i < 3; ++i) {
+      g1[i]->zeros = plans[i].zeros;
+      g1[i]->num_ones = plans[i].num_ones;
+    }
+    plan.b_g2.zeros = plans[3].zeros;
+    plan.b_g2.num_ones = plans[3].num_ones;
+    std::unique_ptr<CudaDevicePlan> b_g2;
+    if (b_g2_on_device) {
+      b_g2 = std::make_unique<CudaDevicePlan>(device);
+      b_g2->plan = std::move(plans[3]);
+      b_g2->plan.set_stream(d.service);
+    } else {
+      // b_g2_msm = cpu: the host MSM needs B_G2's plan in host memory.
+      const DeviceQueryPlan& q = plans[3];
+      plan.b_g2.ones.assign(q.ones.size(), 0);
+      plan.b_g2.tail_index.resize(q.num_tails);
+      plan.b_g2.tail_scalars.resize(q.num_tails);
+      const std::pair<void*, const void*> copies[3] = {{plan.b_g2.ones.data(), q.ones.get()},
+                                                       {plan.b_g2.tail_index.data(), q.tail_index.get()},
+                                                       {plan.b_g2.tail_scalars.data(), q.tail_scalars.get()}};
+      const std::size_t sizes[3] = {q.ones.bytes(), q.tail_index.bytes(), q.tail_scalars.bytes()};
+      for (int i = 0; i < 3; ++i)
+        if (sizes[i])
+          check_cuda(cudaMemcpyAsync(copies[i].first, copies[i].second, sizes[i], cudaMemcpyDeviceToHost, lane->stream),
+                     "cudaMemcpyAsync(prep_msm B_G2 plan)");
+    }
+    check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(prep_msm)");
+    plans.pop_back();  // B_G2's: moved out or downloaded
+    for (DeviceQueryPlan& p : plans) p.set_stream(d.service);
+    buf.plans = std::move(plans);
+    return b_g2;
   } catch (const DeviceOutOfMemory& e) {
     throw engine_oom(device, e);
   }

@@ -71,8 +71,19 @@ class CudaBackend final : public prooflab::engine::Backend {
   // queries (stage pk_b_g2_bases), then the ones' batch addition and the tail MSM gathered
   // from it in chunks of tail_chunk(n) (stage b_g2_msm), on a lane of its own. A key that
   // streams (streams_key) is refused with an error naming b_g2_msm.
+  // b_g2_plan (prep_msm = gpu): the bitmap and tail run_prep_msm left on the device.
   curve::G2Jacobian run_b_g2_msm(int device, const groth16::ProvingKey& pk,
-                                 const groth16::MsmPlan& plan) override;
+                                 const groth16::MsmPlan& plan,
+                                 const prooflab::engine::DevicePlan* b_g2_plan) override;
+  // prep_msm = gpu: the A and B queries' variables made resident by the first call for a
+  // system (stage prep_msm_variables, kept like the matrices), then every query's plan from
+  // the staged witness (gpu/msm_plan, stage prep_msm) on a lane of its own, synchronised. A
+  // key that streams (streams_key) is refused with an error naming prep_msm.
+  std::unique_ptr<prooflab::engine::DevicePlan> run_prep_msm(int device, const groth16::ProvingKey& pk,
+                                                             const prooflab::r1cs::R1cs& cs,
+                                                             prooflab::engine::DeviceBuffers& staged,
+                                                             bool b_g2_on_device,
+                                                             groth16::MsmPlan& plan) override;
 
   // The allocator's high-water mark on a device (bytes accounted, scratch included) and its
   // reset to the current use: what a phase really took, to check partition_vram_bytes by.

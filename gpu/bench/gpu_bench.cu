@@ -23,8 +23,14 @@
 // r1cs::evaluate_all of the same partition on the host's threads in this run (one sample:
 // `cpu_ms`), and checked against it element for element.
 //
+// prep_msm rows (prep_msm = gpu): a porep-like partition's plan of L, A, B_G1 and B_G2 made
+// on the device from its uploaded witness (gpu/msm_plan: classify, CUB scans, one counts
+// download, scatter), beside the host's groth16::prep_msm of the same witness on one thread in
+// this run (one sample: `cpu_ms`, as the engine's partition worker runs it), and checked
+// against it bit for bit.
+//
 //   prooflab_gpu_bench [--json FILE] [--reps N] [--max-log K] [--ntt-log K] [--quick] [--only GROUPS]
-//   GROUPS: comma-separated of ntt, h, variants, msm, g2_msm, sparse_products (default: all)
+//   GROUPS: comma-separated of ntt, h, variants, msm, g2_msm, sparse_products, prep_msm (default: all)
 //   --ntt-log K: the ntt and variants rows of size 2^K only (e.g. to profile one size)
 #include <cuda_runtime.h>
 
@@ -45,6 +51,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/bench/host_inputs.hpp"
+#include "gpu/bench/prep_msm_case.hpp"
 #include "gpu/bench/sparse_products_case.hpp"
 #include "gpu/memory/device_allocator.hpp"
 #include "gpu/msm/g2_msm.hpp"
@@ -186,7 +193,7 @@ int main(int argc, char** argv) {
   std::string json_path = "gpu_bench.json";
   unsigned max_log = 26, ntt_log = 0;
   bool quick = false;
-  std::string only = "ntt,h,variants,msm,g2_msm,sparse_products";
+  std::string only = "ntt,h,variants,msm,g2_msm,sparse_products,prep_msm";
   Bench b;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -199,7 +206,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--json FILE] [--reps N>=7] [--max-log K] [--ntt-log K] [--quick] "
-                   "[--only ntt,h,variants,msm,g2_msm,sparse_products]\n",
+                   "[--only ntt,h,variants,msm,g2_msm,sparse_products,prep_msm]\n",
                    argv[0]);
       return 2;
     }
@@ -630,6 +637,38 @@ int main(int argc, char** argv) {
            << bench::host_threads() << " threads) " << r.cpu_ms << " ms = " << r.cpu_ms / r.stats.median
            << "x the device; check vs evaluate_all: " << (ok ? "PASS" : "FAIL");
         if (!ok) std::fprintf(stderr, "sparse products 2^%u: device a, b, c differ from evaluate_all\n", k);
+        r.note = os.str();
+        rows.push_back(r);
+        print_row(r);
+      }
+    }
+
+    // ---- prep_msm: the witness on the device, the host's prep_msm beside ----
+    if (wants("prep_msm")) {
+      std::vector<unsigned> sizes = {20, 22, 24};
+      if (quick) sizes = {20};
+      for (unsigned k : sizes) {
+        if (k > max_log) continue;
+        const auto t_gen = std::chrono::steady_clock::now();
+        bench::PrepMsmCase pm(std::uint64_t{1} << k, alloc, b.stream);
+        std::printf("prep_msm inputs: porep-like 2^%u (domain 2^%u, %llu variables) made in %.1f s\n", k,
+                    pm.log_domain(), static_cast<unsigned long long>(pm.variables()),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t_gen).count());
+        Row r;
+        r.name = "prep_msm";
+        r.variant = "porep-like, L A B_G1 B_G2, thread per 32 positions";
+        r.log_n = pm.log_domain();
+        r.stats = b.measure([](int) {}, [&](int) { pm.device_plan(b.stream); });
+        check_cuda(cudaStreamSynchronize(b.stream), "cudaStreamSynchronize(prep_msm)");
+        r.cpu_ms = pm.host_prep_msm_ms();
+        const bool ok = pm.device_equals_host();
+        r.dram_bytes = double(pm.min_bytes());
+        r.model_ms = r.model_memory_ms = r.dram_bytes / mem_bw * 1e3;
+        std::ostringstream os;
+        os << pm.positions() / (r.stats.median * 1e-3) / 1e9 << " G positions/s; " << pm.tails()
+           << " tails; CPU (groth16::prep_msm, 1 thread) " << r.cpu_ms << " ms = " << r.cpu_ms / r.stats.median
+           << "x the device; check vs prep_msm: " << (ok ? "PASS" : "FAIL");
+        if (!ok) std::fprintf(stderr, "prep_msm 2^%u: the device plan differs from groth16::prep_msm\n", k);
         r.note = os.str();
         rows.push_back(r);
         print_row(r);

@@ -38,7 +38,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
-  // with the new knobs b_g2_msm and sparse_products.
+  // with the new knobs b_g2_msm, sparse_products and prep_msm.
   const nlohmann::json expected = {{"circuit", "porep-like"},
                                    {"constraints", 4096},
                                    {"partitions", 10},
@@ -64,6 +64,7 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
                                    {"finalize", "inline"},
                                    {"b_g2_msm", "cpu"},
                                    {"sparse_products", "cpu"},
+                                   {"prep_msm", "cpu"},
                                    {"record", true},
                                    {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);
@@ -141,8 +142,8 @@ TEST(EngineKnobs, EveryEnumValueRoundTrips) {
     }
   }
   // circuit 4, backend 2, lock_policy 3, dealloc_policy 3, finalize 2, b_g2_msm 2,
-  // sparse_products 2.
-  EXPECT_EQ(values, 18);
+  // sparse_products 2, prep_msm 2.
+  EXPECT_EQ(values, 20);
   EngineConfig c;
   c.set("lock_policy", "two_lock");
   c.set("dealloc_policy", "serialized");
@@ -151,6 +152,9 @@ TEST(EngineKnobs, EveryEnumValueRoundTrips) {
   c.set("sparse_products", "gpu");
   EXPECT_EQ(c.sparse_products, engine::Placement::kGpu);
   EXPECT_EQ(c.to_json()["sparse_products"], "gpu");
+  c.set("prep_msm", "gpu");
+  EXPECT_EQ(c.prep_msm, engine::Placement::kGpu);
+  EXPECT_EQ(c.to_json()["prep_msm"], "gpu");
   EXPECT_EQ(c.lock_policy, engine::LockPolicy::kTwoLock);
   EXPECT_EQ(c.dealloc_policy, engine::DeallocPolicy::kSerialized);
   EXPECT_EQ(c.finalize, engine::FinalizeMode::kSplit);

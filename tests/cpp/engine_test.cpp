@@ -450,6 +450,43 @@ TEST_F(EngineTest, BG2MsmOnTheGpuIsRejectedOnTheCpuBackend) {
   for (const auto& r : o.rows) EXPECT_NE(r.event, "B_G2_MSM_END") << "no b_g2_msm may complete";
 }
 
+// prep_msm = gpu is refused for the CPU backend before any work, naming both keys, and without
+// sparse_products = gpu (the witness it classifies is on the device only then), naming that
+// key; the CPU backend asked for a device plan anyway throws naming itself and the key.
+TEST(EngineConfig, PrepMsmOnTheGpuNeedsTheCudaBackendAndTheWitnessOnTheDevice) {
+  engine::EngineConfig c;
+  c.set("prep_msm", "gpu");
+  try {
+    c.validate();
+    FAIL() << "prep_msm = gpu passed validate() on the cpu backend";
+  } catch (const engine::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("prep_msm = gpu needs backend = cuda (got backend = cpu)"), std::string::npos) << what;
+  }
+  c.set("backend", "cuda");
+  try {
+    c.validate();
+    FAIL() << "prep_msm = gpu passed validate() with sparse_products = cpu";
+  } catch (const engine::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("prep_msm = gpu needs sparse_products = gpu"), std::string::npos) << what;
+    EXPECT_NE(what.find("got sparse_products = cpu"), std::string::npos) << what;
+  }
+  c.set("sparse_products", "gpu");
+  EXPECT_NO_THROW(c.validate());
+  engine::CpuBackend cpu(1, 0, 1);
+  struct NothingStaged final : engine::DeviceBuffers {
+    std::uint64_t bytes() const override { return 0; }
+  } staged;
+  groth16::MsmPlan plan;
+  try {
+    cpu.run_prep_msm(0, groth16::ProvingKey{}, r1cs::R1cs{}, staged, false, plan);
+    FAIL() << "the cpu backend made a device plan";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("backend 'cpu' has no device prep_msm"), std::string::npos) << e.what();
+  }
+}
+
 // sparse_products = gpu is refused for the CPU backend before any work, naming both keys; the
 // CPU backend handed a partition whose products were left to the device fails its job naming
 // it, and nothing is staged.
@@ -501,7 +538,7 @@ TEST(EngineConfig, BG2MsmPlacementKnob) {
   c.set("b_g2_msm", "cpu");
   c.set("backend", "cpu");
   EXPECT_NO_THROW(c.validate());
-  EXPECT_THROW(engine::CpuBackend(1, 0, 1).run_b_g2_msm(0, groth16::ProvingKey{}, groth16::MsmPlan{}),
+  EXPECT_THROW(engine::CpuBackend(1, 0, 1).run_b_g2_msm(0, groth16::ProvingKey{}, groth16::MsmPlan{}, nullptr),
                std::logic_error);
 }
 

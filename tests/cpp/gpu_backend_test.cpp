@@ -253,6 +253,59 @@ TEST_P(CudaBackendPhase, SparseProductsOnTheDeviceGiveTheCpuPathsSums) {
   }
 }
 
+// prep_msm = gpu (issue 24): the device's plan of a deferred partition gives exactly the CPU
+// path's sums, its counts equal prep_msm's for every query, the B_G2 plan downloaded for the
+// host (b_g2_msm = cpu) equals prep_msm's bit for bit, and the one kept on the device
+// (b_g2_msm = gpu) gives the host's G2 sum; the G1 plans go with the staged buffers.
+TEST_P(CudaBackendPhase, PrepMsmOnTheDeviceGivesTheCpuPathsPlanAndSums) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Inputs in = inputs(s, 14);
+  const std::size_t n = in.part.a.size();
+  const auto want_g2 = groth16::b_g2_msm(s.pk, in.plan, pool()).to_affine();
+  CudaBackend& cuda = backend();
+  for (const bool b_g2_on_device : {false, true}) {
+    SCOPED_TRACE(b_g2_on_device ? "b_g2_msm = gpu" : "b_g2_msm = cpu");
+    const groth16::SynthesizedPartition part = groth16::defer_products(s.cs, in.part.witness);
+    auto buffers = cuda.stage(0, part, "test");
+    const std::uint64_t staged = buffers->bytes();
+    groth16::MsmPlan plan;
+    auto b_g2_plan = cuda.run_prep_msm(0, s.pk, s.cs, *buffers, b_g2_on_device, plan);
+    EXPECT_EQ(b_g2_plan != nullptr, b_g2_on_device);
+    EXPECT_GT(buffers->bytes(), staged) << "the G1 plans are held with the staged buffers";
+    const std::pair<const groth16::QueryPlan<curve::G1Curve>*, const groth16::QueryPlan<curve::G1Curve>*> g1[3] = {
+        {&plan.l, &in.plan.l}, {&plan.a, &in.plan.a}, {&plan.b_g1, &in.plan.b_g1}};
+    for (const auto& [got, want] : g1) {
+      EXPECT_EQ(got->zeros, want->zeros);
+      EXPECT_EQ(got->num_ones, want->num_ones);
+      EXPECT_TRUE(got->ones.empty() && got->tail_index.empty()) << "the G1 plans stay on the device";
+    }
+    EXPECT_EQ(plan.b_g2.zeros, in.plan.b_g2.zeros);
+    EXPECT_EQ(plan.b_g2.num_ones, in.plan.b_g2.num_ones);
+    if (!b_g2_on_device) {
+      EXPECT_EQ(plan.b_g2.ones, in.plan.b_g2.ones);
+      EXPECT_EQ(plan.b_g2.tail_index, in.plan.b_g2.tail_index);
+      EXPECT_TRUE(plan.b_g2.tail_scalars == in.plan.b_g2.tail_scalars);
+      groth16::gather_tail_bases(s.pk.b_g2, plan.b_g2);
+      EXPECT_TRUE(plan.b_g2.tail_bases == in.plan.b_g2.tail_bases);
+    }
+    const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](trace::Stage, std::int64_t) {});
+    expect_same_sums(got, in.want);
+    const std::uint64_t after = cuda.vram_used(0);
+    const std::uint64_t held = buffers->bytes();
+    buffers.reset();
+    EXPECT_EQ(cuda.vram_used(0), after - held) << "the plans are freed with the buffers";
+    EXPECT_GE(held, 96ull * n);
+    if (b_g2_on_device) {
+      EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, plan, b_g2_plan.get()).to_affine() == want_g2);
+      const std::uint64_t before = cuda.vram_used(0);
+      const std::uint64_t bytes = b_g2_plan->bytes();
+      b_g2_plan.reset();
+      EXPECT_EQ(cuda.vram_used(0), before - bytes);
+    }
+  }
+}
+
 // b_g2_msm = gpu (issue 24): the device's G2 query sum equals the host's groth16::b_g2_msm;
 // the first call leaves the G2 query resident, a second uploads nothing, and the G2 MSM's
 // scratch fits the room a partition has (partition_bytes).
@@ -262,13 +315,13 @@ TEST_P(CudaBackendPhase, BG2MsmOnTheDeviceEqualsTheHosts) {
   const Inputs in = inputs(s, 12);
   const auto want = groth16::b_g2_msm(s.pk, in.plan, pool()).to_affine();
   CudaBackend& cuda = backend();
-  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan).to_affine() == want) << "first call";
+  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan, nullptr).to_affine() == want) << "first call";
   const std::uint64_t used1 = cuda.vram_used(0);
   // This key's G1 queries (a case before may have left another key, which it replaced) and
   // its G2 query stay resident.
   EXPECT_GE(used1, CudaBackend::resident_key_bytes(s.pk) + 192ull * s.pk.b_g2.size());
   cuda.reset_vram_peak(0);
-  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan).to_affine() == want) << "second call";
+  EXPECT_TRUE(cuda.run_b_g2_msm(0, s.pk, in.plan, nullptr).to_affine() == want) << "second call";
   EXPECT_EQ(cuda.vram_used(0), used1) << "nothing uploaded again, no scratch kept";
   EXPECT_LE(cuda.vram_peak(0) - used1, CudaBackend::partition_bytes(in.part.a.size()));
   std::printf("b_g2 query %zu points: %zu ones, %zu tail; G2 scratch peak %llu B\n",
@@ -445,6 +498,44 @@ TEST_F(CudaEngine, SparseProductsOnTheGpuProveAndVerify) {
     const auto& cuda = dynamic_cast<const CudaBackend&>(*o.backend);
     EXPECT_EQ(cuda.resident_matrices_bytes(0), gpu::r1cs::DeviceMatrices::bytes_of(s.cs));
   }
+}
+
+// prep_msm = gpu (with sparse_products = gpu), b_g2_msm cpu and gpu, under single and two_lock:
+// every proof verifies (a wrong bit of a plan fails verification) and each partition's
+// PREP_MSM_START..END lies inside its GPU_START..GPU_END, before NTT_H ends (the plan is made
+// under the lock, before the phase frees the witness); with b_g2_msm = cpu the host's G2 MSM
+// starts after PREP_MSM_END (it needs the downloaded B_G2 plan).
+TEST_F(CudaEngine, PrepMsmOnTheGpuProvesAndVerifiesInsideTheGpuPhase) {
+  REQUIRE_GPU();
+  for (const char* g2 : {"cpu", "gpu"})
+    for (const char* policy : {"single", "two_lock"}) {
+      SCOPED_TRACE(std::string("b_g2_msm = ") + g2 + ", lock_policy = " + policy);
+      auto cfg = config();
+      cfg.set("sparse_products", "gpu");
+      cfg.set("prep_msm", "gpu");
+      cfg.set("b_g2_msm", g2);
+      cfg.set("lock_policy", policy);
+      const auto o = run(cfg);
+      EXPECT_EQ(o.result.summary["completed"], 2);
+      EXPECT_EQ(o.result.summary["failed"], 0);
+      for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;
+      std::map<std::pair<int, int>, std::map<std::string, std::int64_t>> at;
+      for (const auto& r : o.rows) at[{r.job, r.partition}][r.event] = r.t;
+      int seen = 0;
+      for (const auto& [key, ev] : at) {
+        if (!ev.count("GPU_START")) continue;
+        ++seen;
+        SCOPED_TRACE("job " + std::to_string(key.first) + " partition " + std::to_string(key.second));
+        ASSERT_TRUE(ev.count("PREP_MSM_START") && ev.count("PREP_MSM_END") && ev.count("NTT_H") &&
+                    ev.count("B_G2_MSM_START"));
+        EXPECT_LE(ev.at("GPU_START"), ev.at("PREP_MSM_START"));
+        EXPECT_LE(ev.at("PREP_MSM_START"), ev.at("PREP_MSM_END"));
+        EXPECT_LE(ev.at("PREP_MSM_END"), ev.at("NTT_H"));
+        EXPECT_LE(ev.at("PREP_MSM_END"), ev.at("B_G2_MSM_START"));
+        EXPECT_LE(ev.at("PREP_MSM_END"), ev.at("GPU_END"));
+      }
+      EXPECT_EQ(seen, 6);
+    }
 }
 
 // b_g2_msm = gpu: every proof verifies, and each partition's B_G2_MSM_START..END lies inside

@@ -127,6 +127,8 @@ UNMODELLED: dict[str, str] = {
     "b_g2_msm": "b_g2_msm is simulated on the CPU pool, where the calibration run measured it",
     "sparse_products": "the products are simulated where the calibration run computed them (synthesis's "
                        "products part, or inside ntt_h with sparse_products = gpu)",
+    "prep_msm": "prep_msm is simulated where the calibration run made the plan (the partition worker, "
+                "or inside GPU_START..GPU_END with prep_msm = gpu)",
     "record": "the TIMELINE's cost is inside the calibration run's stage times",
     "cupti": "CUPTI's cost is inside the calibration run's stage times",
 }
