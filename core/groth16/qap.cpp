@@ -6,8 +6,11 @@ using field::Fr;
 
 std::size_t qap_rows(const r1cs::R1cs& cs) { return cs.num_constraints + cs.num_inputs; }
 
+// The size only: building the domain (its twiddles) cost every partition's synthesis and,
+// with sparse_products = gpu, every GPU phase 150-280 ms at 2^22 on the H200 host
+// (results/2026-12-03-sparse-products-h200).
 unsigned qap_log_domain_size(const r1cs::R1cs& cs) {
-  return poly::EvaluationDomain::at_least(qap_rows(cs)).log_size();
+  return poly::EvaluationDomain::log_size_at_least(qap_rows(cs));
 }
 
 std::size_t qap_domain_size(const r1cs::R1cs& cs) {

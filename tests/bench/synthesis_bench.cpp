@@ -4,8 +4,9 @@
 //   BM_porep_witness/<log2 n>     witness generation (kWitness mode)
 //   BM_porep_products/<log2 n>    A·w, B·w, C·w into reused buffers of the domain's length
 //                                 (evaluate_all_into: no page faults of fresh vectors)
-//   BM_porep_synthesize/<log2 n>  both as the prover runs them (groth16::synthesize's
-//                                 calls: a fresh witness, evaluate_all into fresh vectors)
+//   BM_porep_synthesize/<log2 n>  both as the prover runs them: a fresh witness, then
+//                                 groth16::synthesize (its domain size, evaluate_all into
+//                                 fresh vectors)
 //   BM_porep_prep_msm/<log2 n>    prep_msm on that witness (the engine runs it, like the
 //                                 witness, on the synthesis lane's thread): a proving key of
 //                                 the circuit's query sizes whose bases are all the generator
@@ -105,9 +106,9 @@ void BM_porep_synthesize(benchmark::State& state) {
   double seconds = 0;
   for (auto _ : state) {
     const double t0 = thread_cpu_seconds();
-    r1cs::Witness w = circuits::synthesize_witness(*s.circuit);
-    r1cs::Evaluations e = r1cs::evaluate_all(s.shape, w, pool, nullptr, s.domain);
-    benchmark::DoNotOptimize(e.a.data());
+    groth16::SynthesizedPartition part =
+        groth16::synthesize(s.shape, circuits::synthesize_witness(*s.circuit), pool);
+    benchmark::DoNotOptimize(part.a.data());
     const double dt = thread_cpu_seconds() - t0;
     state.SetIterationTime(dt);
     seconds += dt;

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/poly/ntt.hpp"
@@ -118,6 +120,28 @@ TEST(Ntt, RejectsWrongSizes) {
   EXPECT_THROW(prooflab::poly::ntt(a, d, pool), std::invalid_argument);
   EXPECT_THROW(EvaluationDomain(33), std::invalid_argument);
   EXPECT_EQ(EvaluationDomain::at_least(1000).size(), 1024u);
+}
+
+// The log size alone (what qap_domain_size asks per partition) is the domain's, from 1 point
+// to the field's two-adicity, and over it the same error names the point count.
+TEST(Ntt, LogSizeAloneIsTheDomainsAndRefusesTheSameSizes) {
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{1000},
+                              std::size_t{1024}, std::size_t{1025}, (std::size_t{1} << 16) - 1,
+                              (std::size_t{1} << 16) + 1}) {
+    const unsigned log = EvaluationDomain::log_size_at_least(n);
+    EXPECT_EQ(log, EvaluationDomain::at_least(n).log_size()) << n;
+    EXPECT_GE(std::size_t{1} << log, n);
+    if (log > 0) EXPECT_LT(std::size_t{1} << (log - 1), n) << n;
+  }
+  EXPECT_EQ(EvaluationDomain::log_size_at_least(std::size_t{1} << 32), 32u);
+  const std::size_t over = (std::size_t{1} << 32) + 1;
+  try {
+    EvaluationDomain::log_size_at_least(over);
+    ADD_FAILURE() << "2^32 + 1 points accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(over) + " points exceed the 2^32"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
