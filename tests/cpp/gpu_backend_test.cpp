@@ -459,6 +459,14 @@ class CudaEngine : public ::testing::Test {
     return o;
   }
 
+  // Each partition's TIMELINE events: (job, partition) -> event -> t_us (the last of a name).
+  static std::map<std::pair<int, int>, std::map<std::string, std::int64_t>> events_by_partition(
+      const std::vector<test::Row>& rows) {
+    std::map<std::pair<int, int>, std::map<std::string, std::int64_t>> at;
+    for (const auto& r : rows) at[{r.job, r.partition}][r.event] = r.t;
+    return at;
+  }
+
   static inline int counter_ = 0;
 };
 
@@ -519,8 +527,7 @@ TEST_F(CudaEngine, PrepMsmOnTheGpuProvesAndVerifiesInsideTheGpuPhase) {
       EXPECT_EQ(o.result.summary["completed"], 2);
       EXPECT_EQ(o.result.summary["failed"], 0);
       for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;
-      std::map<std::pair<int, int>, std::map<std::string, std::int64_t>> at;
-      for (const auto& r : o.rows) at[{r.job, r.partition}][r.event] = r.t;
+      const auto at = events_by_partition(o.rows);
       int seen = 0;
       for (const auto& [key, ev] : at) {
         if (!ev.count("GPU_START")) continue;
@@ -548,8 +555,7 @@ TEST_F(CudaEngine, BG2MsmOnTheGpuProvesAndVerifiesInsideTheGpuPhase) {
   EXPECT_EQ(o.result.summary["completed"], 2);
   EXPECT_EQ(o.result.summary["failed"], 0);
   for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;
-  std::map<std::pair<int, int>, std::map<std::string, std::int64_t>> at;
-  for (const auto& r : o.rows) at[{r.job, r.partition}][r.event] = r.t;
+  const auto at = events_by_partition(o.rows);
   int seen = 0;
   for (const auto& [key, ev] : at) {
     if (!ev.count("GPU_START")) continue;

@@ -4,9 +4,9 @@ the real engine on the CPU backend, measured on a quiet 2-vCPU VM and committed 
 proofs (results/2026-12-03-model-validation-cpu-quiet, README there: machine, commit, load,
 commands). Each sitting is experiments/model-validation-cpu.toml run whole, interleaved.
 
-The measured s/proof of each arm is computed here from the runs' timeline.csv with the csv
-module (first JOB_SUBMIT to the last JOB_DONE, over the proofs done; the mean over the
-arm's repetitions), not with the analysis' metrics, and so is the held-out median error: the
+The measured s/proof of each arm is computed from the runs' timeline.csv with the csv
+module (test_model_selfcheck.measured_s_per_proof: first JOB_SUBMIT to the last JOB_DONE,
+over the proofs done; the mean over the arm's repetitions), not with the analysis' metrics, and so is the held-out median error: the
 test takes only the model's predicted s/proof from `validate`.
 
 Deterministic (the simulations are seeded), ~4 s a sitting."""
@@ -21,23 +21,12 @@ from statistics import mean, median
 import pytest
 
 from prooflab_analysis.model.validation import validate
+from test_model_selfcheck import measured_s_per_proof
 
 ROOT = Path(__file__).resolve().parents[2]
 SITTINGS = ROOT / "results" / "2026-12-03-model-validation-cpu-quiet"
 CALIBRATE, BANDWIDTH = "c8_j4/baseline", "c4_j1/baseline"
 TARGET = 0.10
-
-
-def run_s_per_proof(run_dir: Path) -> float:
-    submits, dones = [], []
-    with open(run_dir / "timeline.csv", newline="") as f:
-        for row in csv.DictReader(f):
-            if row["event"] == "JOB_SUBMIT":
-                submits.append(int(row["t_us"]))
-            elif row["event"] == "JOB_DONE":
-                dones.append(int(row["t_us"]))
-    assert dones, f"{run_dir}: no JOB_DONE"
-    return (max(dones) - min(submits)) / 1e6 / len(dones)
 
 
 def measured_arms(sitting: Path) -> dict[str, float]:
@@ -46,7 +35,7 @@ def measured_arms(sitting: Path) -> dict[str, float]:
         for row in csv.DictReader(f):
             assert row["status"] == "complete", f"{sitting.name} {row['run_dir']}: {row['status']}"
             assert json.loads((sitting / row["run_dir"] / "run.json").read_text())["config"]["backend"] == "cpu"
-            arms.setdefault(f"{row['cell']}/{row['variant']}", []).append(run_s_per_proof(sitting / row["run_dir"]))
+            arms.setdefault(f"{row['cell']}/{row['variant']}", []).append(measured_s_per_proof(sitting / row["run_dir"]))
     assert all(len(v) == 3 for v in arms.values()), {k: len(v) for k, v in arms.items()}
     return {arm: mean(v) for arm, v in arms.items()}
 
