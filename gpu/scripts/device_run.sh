@@ -42,7 +42,7 @@ want() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 FIELD_TEST=$(find_bin gpu_field_test)
 MSM_TEST=$(find_bin gpu_msm_test)
 OTHER_TESTS=()
-for t in gpu_g2_msm_test gpu_backend_test gpu_msm_plan_test gpu_observe_test; do p=$(find_bin $t); [ -n "$p" ] && OTHER_TESTS+=("$p"); done
+for t in gpu_g2_msm_test gpu_backend_test gpu_msm_plan_test gpu_sparse_products_test gpu_observe_test; do p=$(find_bin $t); [ -n "$p" ] && OTHER_TESTS+=("$p"); done
 NTT_TEST=$(find_bin gpu_ntt_test)
 DEVICE_TEST=$(find_bin gpu_device_test)
 BENCH=$(find_bin prooflab_gpu_bench)
