@@ -65,6 +65,42 @@ def proofs_done(run_dir: Path) -> int:
     return sum(1 for line in timeline.read_text().splitlines() if ",JOB_DONE," in line)
 
 
+def task_pids(job: str, task: int) -> list[int]:
+    """The processes of array task `job`_`task` on this (the only) node, found by the
+    environment slurmd gives them."""
+    want = {f"SLURM_ARRAY_JOB_ID={job}".encode(), f"SLURM_ARRAY_TASK_ID={task}".encode()}
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if want <= set((entry / "environ").read_bytes().split(b"\0")):
+                pids.append(int(entry.name))
+        except OSError:
+            continue  # gone, or not ours to read
+    return pids
+
+
+def wait_stopped(job: str, task: int, timeout: float = 10) -> bool:
+    """True once every thread of the task's processes is stopped (state T), False if the
+    task has no processes left; fails after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        states = []
+        for pid in task_pids(job, task):
+            try:
+                states += [(t / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                           for t in Path(f"/proc/{pid}/task").iterdir()]
+            except OSError:
+                continue
+        if not states:
+            return False
+        if all(st in ("T", "t", "Z", "X") for st in states):
+            return True
+        assert time.monotonic() < deadline, f"task {job}_{task} not stopped {timeout} s after scontrol suspend: {states}"
+        time.sleep(0.01)
+
+
 def jobs_of(exp: Path) -> list[dict]:
     return json.loads((exp / "slurm" / "jobs.json").read_text())["jobs"]
 
@@ -150,9 +186,11 @@ def test_a_cancelled_task_is_resubmitted_alone(cluster: slurm_cluster.SlurmClust
     # Cancel a task after task 0 while its run is still early. squeue says RUNNING also
     # while a task is past its run (run.json written "complete", the process exiting), and a
     # cancel landing there is a cancelled task with a complete run (CI saw it once), so the
-    # task is first stopped (scontrol suspend: SIGSTOP to its processes), its run read while
-    # it cannot move, and cancelled only when no more than half its proofs are done; a task
-    # seen later than that is resumed and the next one tried.
+    # task is first stopped (scontrol suspend: slurmd sends its processes SIGSTOP, after
+    # scontrol has returned, so the test waits for /proc to show every thread stopped), its
+    # run read while it cannot move, and it is cancelled only when at most one of its six
+    # proofs is done (Slurm's SIGTERM can take a few hundred ms to arrive on a loaded
+    # machine); a task seen later than that is resumed and the next one tried.
     runs = json.loads((exp / "experiment.json").read_text())["runs"]
     victim, passed = None, set()
     deadline = time.monotonic() + 240
@@ -165,9 +203,16 @@ def test_a_cancelled_task_is_resubmitted_alone(cluster: slurm_cluster.SlurmClust
         k = running[0]
         if cluster.run("scontrol", "suspend", f"{job}_{k}", check=False).returncode != 0:
             continue  # it ended between squeue and the suspend
-        if proofs_done(exp / runs[k]["run_dir"]) <= PROOFS_PER_RUN // 2:
+        # slurmd stops the processes after scontrol returns: read the run only once they are.
+        if not wait_stopped(job, k):
+            passed.add(k)  # it ended first
+            continue
+        if proofs_done(exp / runs[k]["run_dir"]) <= 1:
             victim = k
-            cluster.run("scancel", f"{job}_{victim}")  # slurmd sends SIGCONT, then SIGTERM
+            # Resumed, then cancelled at once: scancel of a task still suspended was seen to
+            # let the run go on to the end (its SIGTERM late or lost).
+            cluster.run("scontrol", "resume", f"{job}_{victim}")
+            cluster.run("scancel", f"{job}_{victim}")
         else:
             passed.add(k)
             cluster.run("scontrol", "resume", f"{job}_{k}", check=False)
