@@ -625,6 +625,15 @@ int main(int argc, char** argv) {
         r.log_n = sp.log_domain();
         r.stats = b.measure([](int) {}, [&](int) { sp.products(b.stream); });
         const Stats upload = b.measure([](int) {}, [&](int) { sp.upload_witness(b.stream); });
+        // The same upload from the witness page-locked in place, and what locking costs: the
+        // lever for a stage that pins the witness before the GPU lock (docs/gpu.md "Left open").
+        std::vector<double> pin_ms, unpin_ms;
+        for (int i = 0; i < 3; ++i) {
+          pin_ms.push_back(sp.pin_witness());
+          if (i + 1 < 3) unpin_ms.push_back(sp.unpin_witness());
+        }
+        const Stats pinned_upload = b.measure([](int) {}, [&](int) { sp.upload_witness(b.stream); });
+        unpin_ms.push_back(sp.unpin_witness());
         r.cpu_ms = sp.host_products_ms();
         const bool ok = sp.device_equals_host();
         // Bytes the kernel must read at least: the three matrices once, the witness once.
@@ -633,7 +642,9 @@ int main(int argc, char** argv) {
         std::ostringstream os;
         os << sp.nonzeros() / (r.stats.median * 1e-3) / 1e9 << " G nonzeros/s; matrices "
            << sp.matrix_bytes() / double(1 << 20) << " MiB resident; witness upload (pageable) "
-           << upload.median << " ms for " << sp.witness_bytes() / double(1 << 20) << " MiB; CPU (evaluate_all, "
+           << upload.median << " ms for " << sp.witness_bytes() / double(1 << 20) << " MiB, page-locked "
+           << pinned_upload.median << " ms (cudaHostRegister " << *prooflab::stats::median(pin_ms) << " ms, cudaHostUnregister "
+           << *prooflab::stats::median(unpin_ms) << " ms, medians of 3); CPU (evaluate_all, "
            << bench::host_threads() << " threads) " << r.cpu_ms << " ms = " << r.cpu_ms / r.stats.median
            << "x the device; check vs evaluate_all: " << (ok ? "PASS" : "FAIL");
         if (!ok) std::fprintf(stderr, "sparse products 2^%u: device a, b, c differ from evaluate_all\n", k);

@@ -31,6 +31,11 @@ class SparseProductsCase {
   // into the QAP layout on `stream` (the timed calls).
   void upload_witness(cudaStream_t stream);
   void products(cudaStream_t stream);
+  // Page-locks the witness's aux vector in place (cudaHostRegister: what a stage that pinned
+  // it before the GPU lock would pay) / undoes it (cudaHostUnregister); each returns its own
+  // time in ms. While pinned, upload_witness copies from page-locked memory.
+  double pin_witness();
+  double unpin_witness();
   // evaluate_all into the domain's length on the host's threads (bench::host_pool), one
   // sample, in ms; then whether the device's a, b, c equal it.
   double host_products_ms();
