@@ -111,6 +111,37 @@ __global__ void fr_mul_chain_kernel(Fr32* data, int iters) {
   data[4 * i] = x0, data[4 * i + 1] = x1, data[4 * i + 2] = x2, data[4 * i + 3] = x3;
 }
 
+// ---- the Fp multiplication and squaring rates (the MSM's arithmetic): 4 chains/thread ----
+
+__global__ void fill_random_fp_kernel(field::Fp32* out, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    field::Fp32 x;
+    for (int w = 0; w < 6; ++w) {
+      const std::uint64_t r = splitmix(seed ^ (i * 6 + w) * 0x2545f4914f6cdd1dULL);
+      x.v[2 * w] = static_cast<std::uint32_t>(r);
+      x.v[2 * w + 1] = static_cast<std::uint32_t>(r >> 32);
+    }
+    x.v[11] &= 0x0fffffffu;  // < 2^380 < p
+    out[i] = x;
+  }
+}
+
+template <bool kSquare>
+__global__ void fp_chain_kernel(field::Fp32* data, int iters) {
+  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  field::Fp32 x0 = data[4 * i], x1 = data[4 * i + 1], x2 = data[4 * i + 2], x3 = data[4 * i + 3];
+  const field::Fp32 y = data[0];
+  for (int k = 0; k < iters; ++k) {
+    if constexpr (kSquare) {
+      x0 = x0.sqr(), x1 = x1.sqr(), x2 = x2.sqr(), x3 = x3.sqr();
+    } else {
+      x0 = x0 * y, x1 = x1 * y, x2 = x2 * y, x3 = x3 * y;
+    }
+  }
+  data[4 * i] = x0, data[4 * i + 1] = x1, data[4 * i + 2] = x2, data[4 * i + 3] = x3;
+}
+
 // ---- measurement ----
 
 struct Stats {
@@ -285,6 +316,30 @@ int main(int argc, char** argv) {
       r.model_ms = r.model_compute_ms = muls * ntt::kImadPerFrMul / imad_rate * 1e3;
       std::ostringstream os;
       os << muls / (r.stats.median * 1e-3) / 1e9 << " Gmul/s; model assumes " << imad_rate / ntt::kImadPerFrMul / 1e9;
+      r.note = os.str();
+      rows.push_back(r);
+      print_row(r);
+    }
+
+    for (const bool square : {false, true}) {  // Fp multiplication and squaring rates
+      const int threads = 128, blocks = dev.sm_count * 8, iters = 64;
+      const std::size_t elems = std::size_t{4} * threads * blocks;
+      memory::DeviceBuffer<field::Fp32> data(alloc, elems, b.stream, "bench");
+      fill_random_fp_kernel<<<4 * 132 * 4, 256, 0, b.stream>>>(data.get(), elems, 9);
+      check_launch("fill_random_fp_kernel");
+      Row r;
+      r.name = square ? "fp_sqr" : "fp_mul";
+      r.variant = "4 chains/thread";
+      r.stats = b.measure([](int) {}, [&](int) {
+        if (square)
+          fp_chain_kernel<true><<<blocks, threads, 0, b.stream>>>(data.get(), iters);
+        else
+          fp_chain_kernel<false><<<blocks, threads, 0, b.stream>>>(data.get(), iters);
+        check_launch("fp_chain_kernel");
+      });
+      const double ops = double(elems) * iters;
+      std::ostringstream os;
+      os << ops / (r.stats.median * 1e-3) / 1e9 << (square ? " G sqr/s" : " G mul/s");
       r.note = os.str();
       rows.push_back(r);
       print_row(r);
