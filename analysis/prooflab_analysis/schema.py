@@ -44,6 +44,8 @@ TIMELINE_EVENTS: frozenset[str] = frozenset(
         "FINALIZE_START",
         "FINALIZE_END",
         "WITNESS_END",
+        "HOST_PIN",
+        "HOST_UNPIN",
     }
 )
 

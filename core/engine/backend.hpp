@@ -32,6 +32,14 @@ class OutOfDeviceMemory : public std::runtime_error {
   std::uint64_t request_;
 };
 
+// Host memory page-locked for a device's uploads (Backend::pin_stage_inputs); unlocked when
+// destroyed.
+class PinnedHost {
+ public:
+  virtual ~PinnedHost() = default;
+  virtual std::uint64_t bytes() const = 0;  // page-locked bytes
+};
+
 // A partition's inputs resident on a device (a, b, c of the QAP, MSM scratch). Freed —
 // and its memory returned to the device — when destroyed.
 class DeviceBuffers {
@@ -102,6 +110,19 @@ class Backend {
                                                    bool /*b_g2_on_device*/, groth16::MsmPlan& /*plan*/) {
     throw std::logic_error("backend '" + name() +
                            "' has no device prep_msm: config key 'prep_msm' = gpu needs backend = cuda");
+  }
+
+  // pin_uploads = on: page-locks the host vectors stage() will upload for `part` (the witness
+  // when its products run on the device, else a, b, c), so that the upload, inside the GPU
+  // lock or the pre-staging, runs at the link's speed instead of through the driver's
+  // pageable bounce buffers. The engine calls it before the GPU lock and destroys the result
+  // (which unlocks them) after the lock is released; `part` must not change in between. A
+  // backend without page-locking keeps this default, which throws std::logic_error naming the
+  // backend and the key (EngineConfig::validate already refuses it without backend = cuda).
+  virtual std::unique_ptr<PinnedHost> pin_stage_inputs(int /*device*/,
+                                                       const groth16::SynthesizedPartition& /*part*/) {
+    throw std::logic_error("backend '" + name() +
+                           "' cannot page-lock host memory: config key 'pin_uploads' = on needs backend = cuda");
   }
 
   // b_g2_msm on the device (config b_g2_msm = gpu): Σ over plan.b_g2 of pk.b_g2, its batch

@@ -37,6 +37,8 @@ void EngineConfig::validate() const {
                       ")");
   if (prep_msm == Placement::kGpu && backend != "cuda")
     throw ConfigError("config: prep_msm = gpu needs backend = cuda (got backend = " + backend + ")");
+  if (pin_uploads && backend != "cuda")
+    throw ConfigError("config: pin_uploads = on needs backend = cuda (got backend = " + backend + ")");
   // The device classifies the witness that sparse_products = gpu uploads (docs/engine.md,
   // "prep_msm on the device").
   if (prep_msm == Placement::kGpu && sparse_products != Placement::kGpu)

@@ -91,6 +91,7 @@ struct EngineConfig {
   Placement b_g2_msm = Placement::kCpu;         // where the G2 tail MSM of B runs
   Placement sparse_products = Placement::kCpu;  // where A·w, B·w, C·w are computed
   Placement prep_msm = Placement::kCpu;         // where the MSM plan is made
+  bool pin_uploads = false;  // page-lock stage()'s host inputs before the GPU lock (CUDA)
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 

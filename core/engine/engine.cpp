@@ -353,6 +353,40 @@ class Engine {
     jobs_.at(job)->proofs[idx] = proof;
   }
 
+  // pin_uploads = on: the backend's page-locked stage inputs of one partition, each end
+  // recorded (HOST_PIN after locking, HOST_UNPIN after unlocking: bytes, dur_us). A failure to
+  // lock throws, which fails the partition with the backend's message.
+  class PinnedUploads {
+   public:
+    PinnedUploads(trace::TimelineRecorder& tl, const trace::StageTag& tag, Backend* be,
+                  const groth16::SynthesizedPartition& part)
+        : tl_(tl), tag_(tag) {
+      if (!be) return;
+      const std::int64_t t0 = tl_.now_us();
+      pin_ = be->pin_stage_inputs(tag.device, part);
+      bytes_ = pin_ ? pin_->bytes() : 0;
+      record(Event::kHostPin, t0);
+    }
+    ~PinnedUploads() {
+      if (!pin_) return;
+      const std::int64_t t0 = tl_.now_us();
+      pin_.reset();
+      record(Event::kHostUnpin, t0);
+    }
+    PinnedUploads(const PinnedUploads&) = delete;
+    PinnedUploads& operator=(const PinnedUploads&) = delete;
+
+   private:
+    void record(Event e, std::int64_t t0) {
+      tl_.record(e, tag_.job, tag_.partition, tag_.worker, tag_.device,
+                 kv("bytes", static_cast<std::int64_t>(bytes_)) + ";" + kv("dur_us", tl_.now_us() - t0));
+    }
+    trace::TimelineRecorder& tl_;
+    trace::StageTag tag_;
+    std::unique_ptr<PinnedHost> pin_;
+    std::uint64_t bytes_ = 0;
+  };
+
   // The start half (generate_groth16_proofs_start_c): b_g2_msm submitted, the GPU phase under
   // the lock policy, the lock released. b_g2_msm is still running when it returns.
   PendingProof gpu_start(Partition& part, int device, int worker) {
@@ -386,6 +420,10 @@ class Engine {
         if (f.valid()) f.wait();
       }
     } join_b_g2{b_g2};
+
+    // pin_uploads: page-locked before the pre-staging and the lock, unlocked after the lock
+    // is released (declared before `held`, so destroyed after it).
+    const PinnedUploads pinned(tl_, tag, cfg_.pin_uploads ? &be : nullptr, part.synth);
 
     std::unique_ptr<DeviceBuffers> buffers;
     if (lock_policy_->prestages()) {

@@ -214,6 +214,10 @@ std::vector<Knob> make_table() {
           "the partition worker, or the device at the start of the GPU phase from the uploaded "
           "witness (needs sparse_products = gpu)",
           "none: supraseal splits the scalars on the CPU, one thread per circuit", nullptr),
+      bool_knob("pin_uploads", &C::pin_uploads,
+                "backend cuda: page-lock the host inputs the GPU phase uploads (the witness, or a, b, c) "
+                "before the GPU lock, unlock them after it (HOST_PIN / HOST_UNPIN)",
+                "none"),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,
                 "backend cuda: CUPTI activity and NVTX stage ranges into cupti.csv",

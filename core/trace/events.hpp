@@ -10,7 +10,7 @@ enum class Event : std::uint8_t {
   kPrestageStart, kPrestageEnd, kGpuStart, kNttH, kBatchAdd, kTailMsm, kGpuEnd,
   kPrepMsmStart, kPrepMsmEnd, kBG2MsmStart, kBG2MsmEnd, kDeallocStart, kDeallocEnd,
   kThrottleOn, kThrottleOff, kProofDone, kJobDone, kJobFailed,
-  kEarlyFree, kFinalizeStart, kFinalizeEnd, kWitnessEnd,
+  kEarlyFree, kFinalizeStart, kFinalizeEnd, kWitnessEnd, kHostPin, kHostUnpin,
 };
 
 constexpr const char* event_name(Event e) {
@@ -43,6 +43,8 @@ constexpr const char* event_name(Event e) {
     case Event::kFinalizeStart: return "FINALIZE_START";
     case Event::kFinalizeEnd: return "FINALIZE_END";
     case Event::kWitnessEnd: return "WITNESS_END";
+    case Event::kHostPin: return "HOST_PIN";
+    case Event::kHostUnpin: return "HOST_UNPIN";
   }
   return "UNKNOWN";
 }

@@ -16,6 +16,7 @@
 #include "gpu/backend/device_witness.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/memory/device_allocator.hpp"
+#include "gpu/memory/host_registration.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm_plan/device_plan.hpp"
@@ -131,14 +132,7 @@ struct ResidentKey {
   std::unique_ptr<msm::G2DeviceBases> b_g2;
   // A streamed key's host vectors, page-locked (cudaHostRegister) so their uploads run at
   // full PCIe speed and overlap the MSMs; unregistered when the key is dropped.
-  std::vector<const void*> registered;
-
-  ResidentKey() = default;
-  ResidentKey(const ResidentKey&) = delete;
-  ResidentKey& operator=(const ResidentKey&) = delete;
-  ~ResidentKey() {
-    for (const void* p : registered) cudaHostUnregister(const_cast<void*>(p));
-  }
+  memory::HostRegistration registered;
 };
 
 // A stream with what runs on it: one GPU phase (or one upload) at a time.
@@ -302,14 +296,12 @@ std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16:
     k->streamed = true;
     for (const auto* q : {&pk.h, &pk.l, &pk.a, &pk.b_g1}) {
       if (q->empty()) continue;
-      void* p = const_cast<curve::G1Affine*>(q->data());
       // Pinning can fail (locked-memory limits); the copies then run from pageable memory.
       // Portable: pinned for every device's context, so the second device's registration of
       // the same vectors finds them registered already and uses them as they are (the device
       // that registered them unregisters them).
-      const cudaError_t rc = cudaHostRegister(p, q->size() * sizeof(curve::G1Affine), cudaHostRegisterPortable);
-      if (rc == cudaSuccess) k->registered.push_back(p);
-      else cudaGetLastError();
+      k->registered.add(q->data(), q->size() * sizeof(curve::G1Affine), "pk query",
+                        memory::HostRegistration::Mode::kPortableIfPossible);
     }  // the reference's 16 GiB card at 2^27: ~38 GiB of queries
     d.key = k;
     return k;
@@ -600,6 +592,35 @@ std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage_witness(
   buffers->num_inputs = part.witness.input.size();
   for (auto* b : {&buffers->a, &buffers->b, &buffers->c, &buffers->witness}) b->set_stream(d.service);
   return buffers;
+}
+
+namespace {
+
+class PinnedStageInputs final : public prooflab::engine::PinnedHost {
+ public:
+  std::uint64_t bytes() const override { return reg.bytes(); }
+  memory::HostRegistration reg;
+};
+
+}  // namespace
+
+std::unique_ptr<prooflab::engine::PinnedHost> CudaBackend::pin_stage_inputs(
+    int device, const groth16::SynthesizedPartition& part) {
+  device_at(device);
+  DeviceScope scope(device);
+  auto pin = std::make_unique<PinnedStageInputs>();
+  const auto add = [&](const std::vector<::prooflab::field::Fr>& v, const char* what) {
+    pin->reg.add(v.data(), v.size() * kFrBytes, what);
+  };
+  if (part.products_on_device) {  // what stage_witness uploads
+    add(part.witness.input, "pin_uploads: witness inputs");
+    add(part.witness.aux, "pin_uploads: witness aux");
+  } else {  // what stage uploads
+    add(part.a, "pin_uploads: a");
+    add(part.b, "pin_uploads: b");
+    add(part.c, "pin_uploads: c");
+  }
+  return pin;
 }
 
 void CudaBackend::synchronize(int device) {

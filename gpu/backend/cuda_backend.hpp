@@ -59,6 +59,10 @@ class CudaBackend final : public prooflab::engine::Backend {
   // witness.
   std::unique_ptr<prooflab::engine::DeviceBuffers> stage(
       int device, const groth16::SynthesizedPartition& part, const char* stage_name) override;
+  // pin_uploads = on: cudaHostRegister of the vectors stage() uploads (those of 1 MiB and
+  // more: memory::HostRegistration), unregistered when the result is destroyed.
+  std::unique_ptr<prooflab::engine::PinnedHost> pin_stage_inputs(
+      int device, const groth16::SynthesizedPartition& part) override;
   // cudaDeviceSynchronize: waits for every stream of the device, other workers' included.
   void synchronize(int device) override;
   // cudaMemPoolTrimTo(0) on the device's pool.

@@ -38,7 +38,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
-  // with the new knobs b_g2_msm, sparse_products and prep_msm.
+  // with the new knobs b_g2_msm, sparse_products, prep_msm and pin_uploads.
   const nlohmann::json expected = {{"circuit", "porep-like"},
                                    {"constraints", 4096},
                                    {"partitions", 10},
@@ -65,6 +65,7 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
                                    {"b_g2_msm", "cpu"},
                                    {"sparse_products", "cpu"},
                                    {"prep_msm", "cpu"},
+                                   {"pin_uploads", false},
                                    {"record", true},
                                    {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -67,15 +68,17 @@ class EngineTest : public ::testing::Test {
     std::int64_t epoch_ns = 0;
   };
 
-  Outcome run(const engine::EngineConfig& cfg, trace::StageListener* stages = nullptr) {
+  // backend: the CPU backend when null.
+  Outcome run(const engine::EngineConfig& cfg, trace::StageListener* stages = nullptr,
+              engine::Backend* backend_override = nullptr) {
     const fs::path dir = fs::temp_directory_path() /
                          ("prooflab_engine_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
     fs::remove_all(dir);
     trace::RunDirectory run_dir(dir, {{"run_id", "test"}, {"config", cfg.to_json()}});
     trace::TimelineRecorder tl(run_dir.timeline_path());
     tl.set_stage_listener(stages);
-    engine::CpuBackend backend(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads);
-    engine::EngineInputs in{cfg, backend, *pk_, *cs_, tl, &run_dir, {}, nullptr};
+    engine::CpuBackend cpu(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads);
+    engine::EngineInputs in{cfg, backend_override ? *backend_override : cpu, *pk_, *cs_, tl, &run_dir, {}, nullptr};
     Outcome o{engine::run_batch(in), {}, dir, tl.epoch_ns()};
     tl.close();
     run_dir.finish("complete", o.result.summary);
@@ -581,3 +584,115 @@ TEST(EngineConfig, CuptiSwitchDefaultsOnAndIsRecorded) {
 }
 
 }  // namespace
+
+// A CPU backend that page-locks nothing but counts as if it did: each pin is live from
+// pin_stage_inputs until its result is destroyed; stage() records whether a pin was live.
+class PinCountingBackend final : public engine::Backend {
+ public:
+  explicit PinCountingBackend(const engine::EngineConfig& cfg)
+      : cpu_(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads) {}
+  std::string name() const override { return "pin-counting"; }
+  int num_devices() const override { return cpu_.num_devices(); }
+  std::uint64_t vram_budget(int d) const override { return cpu_.vram_budget(d); }
+  std::uint64_t vram_used(int d) const override { return cpu_.vram_used(d); }
+  std::uint64_t vram_peak(int d) const override { return cpu_.vram_peak(d); }
+  void reset_vram_peak(int d) override { cpu_.reset_vram_peak(d); }
+  std::uint64_t partition_vram_bytes(std::size_t n) const override { return cpu_.partition_vram_bytes(n); }
+  std::unique_ptr<engine::DeviceBuffers> stage(int d, const groth16::SynthesizedPartition& p, const char* s) override {
+    (live_ > 0 ? staged_pinned_ : staged_unpinned_)++;
+    return cpu_.stage(d, p, s);
+  }
+  void synchronize(int d) override { cpu_.synchronize(d); }
+  void trim_pool(int d) override { cpu_.trim_pool(d); }
+  groth16::GpuPhaseSums run_gpu_phase(int d, const groth16::ProvingKey& pk, engine::DeviceBuffers& b,
+                                      const groth16::MsmPlan& plan, const trace::SubstageHook& cb) override {
+    return cpu_.run_gpu_phase(d, pk, b, plan, cb);
+  }
+  std::unique_ptr<engine::PinnedHost> pin_stage_inputs(int, const groth16::SynthesizedPartition& p) override {
+    struct Pin final : engine::PinnedHost {
+      std::atomic<int>& live;
+      std::uint64_t n;
+      Pin(std::atomic<int>& l, std::uint64_t b) : live(l), n(b) { ++live; }
+      ~Pin() override { --live; }
+      std::uint64_t bytes() const override { return n; }
+    };
+    ++pins_;
+    return std::make_unique<Pin>(live_, 32 * (p.a.size() + p.b.size() + p.c.size()));
+  }
+  int pins() const { return pins_; }
+  int live() const { return live_; }
+  int staged_pinned() const { return staged_pinned_; }
+  int staged_unpinned() const { return staged_unpinned_; }
+
+ private:
+  engine::CpuBackend cpu_;
+  std::atomic<int> pins_{0}, live_{0}, staged_pinned_{0}, staged_unpinned_{0};
+};
+
+// pin_uploads = on: every partition's inputs are pinned before its staging (inside the lock
+// under single, in the pre-staging under two_lock) and unpinned after its GPU_END; HOST_PIN
+// and HOST_UNPIN carry the pinned bytes (a, b, c here) and a duration; the proofs verify.
+TEST_F(EngineTest, PinUploadsPinsBeforeTheStagingAndUnpinsAfterTheLock) {
+  for (const char* policy : {"single", "two_lock"}) {
+    auto cfg = config();
+    cfg.set("backend", "cuda");  // validate(); the backend handed over counts pins instead
+    cfg.set("pin_uploads", "on");
+    cfg.set("lock_policy", policy);
+    PinCountingBackend be(cfg);
+    const auto o = run(cfg, nullptr, &be);
+    const int parts = static_cast<int>(cfg.count * cfg.partitions);
+    ASSERT_EQ(o.result.summary["completed"], static_cast<int>(cfg.count)) << policy;
+    EXPECT_EQ(be.pins(), parts) << policy;
+    EXPECT_EQ(be.live(), 0) << policy;
+    EXPECT_EQ(be.staged_pinned(), parts) << policy;
+    EXPECT_EQ(be.staged_unpinned(), 0) << policy;
+    const std::uint64_t abc = 32ull * 3 * groth16::qap_domain_size(*cs_);
+    std::map<std::pair<int, int>, std::map<std::string, const Row*>> by_part;
+    for (const auto& r : o.rows) by_part[{r.job, r.partition}][r.event] = &r;
+    int seen = 0;
+    for (const auto& [key, ev] : by_part) {
+      if (key.second < 0) continue;
+      ++seen;
+      for (const char* e : {"HOST_PIN", "HOST_UNPIN", "GPU_START", "GPU_END"})
+        ASSERT_TRUE(ev.count(e)) << policy << ": partition " << key.second << " of job " << key.first << " lacks " << e;
+      const std::string first = ev.count("PRESTAGE_START") ? "PRESTAGE_START" : "LOCK_WAIT_START";
+      ASSERT_TRUE(ev.count(first)) << policy;
+      EXPECT_LE(ev.at("HOST_PIN")->t, ev.at(first)->t) << policy;
+      EXPECT_GE(ev.at("HOST_UNPIN")->t, ev.at("GPU_END")->t) << policy;
+      for (const char* e : {"HOST_PIN", "HOST_UNPIN"}) {
+        const std::string& d = ev.at(e)->detail;
+        EXPECT_NE(d.find("bytes=" + std::to_string(abc)), std::string::npos) << e << ": " << d;
+        EXPECT_NE(d.find("dur_us="), std::string::npos) << e << ": " << d;
+      }
+    }
+    EXPECT_EQ(seen, parts) << policy;
+  }
+}
+
+// pin_uploads = on is refused for the CPU backend before any work, naming the key; a backend
+// without page-locking that is handed it anyway fails the jobs naming itself and the key, and
+// no GPU phase starts.
+TEST_F(EngineTest, PinUploadsIsRejectedOnTheCpuBackend) {
+  auto cfg = config();
+  cfg.set("pin_uploads", "on");
+  EXPECT_TRUE(cfg.pin_uploads);
+  try {
+    run(cfg);
+    FAIL() << "pin_uploads = on ran on the cpu backend";
+  } catch (const engine::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("pin_uploads = on needs backend = cuda (got backend = cpu)"),
+              std::string::npos)
+        << e.what();
+  }
+  cfg.backend = "cuda";  // passes validate(), but the backend handed over is the CPU's
+  cfg.count = 1;
+  cfg.concurrency = 1;
+  const auto o = run(cfg);
+  EXPECT_EQ(o.result.summary["completed"], 0);
+  ASSERT_EQ(o.result.jobs.size(), 1u);
+  EXPECT_FALSE(o.result.jobs[0].ok);
+  EXPECT_NE(o.result.jobs[0].reason.find("backend 'cpu' cannot page-lock host memory: config key 'pin_uploads'"),
+            std::string::npos)
+      << o.result.jobs[0].reason;
+  for (const auto& r : o.rows) EXPECT_NE(r.event, "GPU_START") << "no GPU phase may start";
+}

@@ -24,6 +24,7 @@
 #include "core/engine/engine.hpp"
 #include "core/groth16/prover.hpp"
 #include "core/groth16/setup.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/backend/cuda_backend.hpp"
 #include "gpu/msm/msm.hpp"
@@ -414,6 +415,40 @@ TEST(CudaBackend, StageOverTheBudgetThrowsTheEnginesOutOfDeviceMemory) {
   EXPECT_EQ(cuda.vram_used(0), 0u) << "a and b must be freed when c does not fit";
 }
 
+// pin_uploads (issue 24): the vectors stage() uploads are page-locked while the result lives —
+// a, b, c with the products on the host, the witness with them on the device; vectors under
+// 1 MiB stay pageable; memory locked already is refused naming the key and the vector; once the
+// result is gone the same memory locks again.
+TEST(CudaBackend, PinStageInputsLocksWhatStageUploadsUntilDestroyed) {
+  REQUIRE_GPU();
+  CudaBackend cuda(1, 0);
+  groth16::SynthesizedPartition part;
+  const std::size_t n = std::size_t{1} << 16;  // 2 MiB per vector
+  part.a.assign(n, field::Fr::one());
+  part.b.assign(n, field::Fr::one());
+  part.c.assign(n, field::Fr::one());
+  {
+    const auto pin = cuda.pin_stage_inputs(0, part);
+    EXPECT_EQ(pin->bytes(), 3 * n * 32);
+    try {
+      cuda.pin_stage_inputs(0, part);
+      FAIL() << "memory locked twice";
+    } catch (const gpu::CudaError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("cudaHostRegister(pin_uploads: a, 2097152 bytes)"), std::string::npos) << what;
+    }
+  }
+  EXPECT_EQ(cuda.pin_stage_inputs(0, part)->bytes(), 3 * n * 32);  // unlocked again
+  part.c.resize(1000);  // 32 000 bytes: left pageable
+  EXPECT_EQ(cuda.pin_stage_inputs(0, part)->bytes(), 2 * n * 32);
+  const r1cs::R1cs unused;  // pin_stage_inputs reads only the witness of a deferred partition
+  groth16::SynthesizedPartition deferred;
+  deferred.witness.input.assign(3, field::Fr::one());  // 96 bytes: pageable
+  deferred.witness.aux.assign(n, field::Fr::one());
+  deferred.products_on_device = &unused;
+  EXPECT_EQ(cuda.pin_stage_inputs(0, deferred)->bytes(), n * 32);
+}
+
 // ---------------------------------------------------------------- the engine on the GPU
 
 class CudaEngine : public ::testing::Test {
@@ -542,6 +577,41 @@ TEST_F(CudaEngine, PrepMsmOnTheGpuProvesAndVerifiesInsideTheGpuPhase) {
         EXPECT_LE(ev.at("PREP_MSM_END"), ev.at("GPU_END"));
       }
       EXPECT_EQ(seen, 6);
+    }
+}
+
+// pin_uploads = on, products on the host and on the device, under single and two_lock: every
+// proof verifies, and each partition's HOST_PIN comes before its GPU_START and its HOST_UNPIN
+// after its GPU_END, both with the bytes page-locked (at 2^16 a, b, c are 2 MiB each and the
+// witness more than 1 MiB).
+TEST_F(CudaEngine, PinUploadsProvesAndVerifiesAndUnlocksAfterTheGpuPhase) {
+  REQUIRE_GPU();
+  for (const char* products : {"cpu", "gpu"})
+    for (const char* policy : {"single", "two_lock"}) {
+      SCOPED_TRACE(std::string("sparse_products = ") + products + ", lock_policy = " + policy);
+      auto cfg = config();
+      cfg.constraints = 1 << 16;
+      cfg.set("pin_uploads", "on");
+      cfg.set("sparse_products", products);
+      cfg.set("lock_policy", policy);
+      const auto o = run(cfg);
+      EXPECT_EQ(o.result.summary["completed"], 2);
+      EXPECT_EQ(o.result.summary["failed"], 0);
+      for (const auto& r : o.result.jobs) EXPECT_TRUE(r.ok) << r.reason;
+      const auto at = events_by_partition(o.rows);
+      int seen = 0;
+      for (const auto& [key, ev] : at) {
+        if (!ev.count("GPU_START")) continue;
+        ++seen;
+        ASSERT_TRUE(ev.count("HOST_PIN") && ev.count("HOST_UNPIN"));
+        EXPECT_LE(ev.at("HOST_PIN"), ev.at("GPU_START"));
+        EXPECT_GE(ev.at("HOST_UNPIN"), ev.at("GPU_END"));
+      }
+      EXPECT_EQ(seen, 6);
+      int pinned_rows = 0;
+      for (const auto& r : o.rows)
+        if (r.event == "HOST_PIN" && r.detail.find("bytes=0;") == std::string::npos) ++pinned_rows;
+      EXPECT_EQ(pinned_rows, 6) << "every partition locks at least one vector of 1 MiB or more";
     }
 }
 
