@@ -19,6 +19,7 @@
 #include "core/engine/engine.hpp"
 #include "core/groth16/qap.hpp"
 #include "core/groth16/setup.hpp"
+#include "engine_cpu_backend_wrapper.hpp"
 #include "engine_timeline_util.hpp"
 
 namespace {
@@ -33,32 +34,19 @@ using test::Row;
 // The CPU backend with its GPU phase made slower (a device that takes `extra` per phase) or
 // skipped (a device far faster than the host's b_g2_msm: sums are left at the identity, so
 // such runs are not verified). Staging and the memory accounting are the CPU backend's.
-class PacedBackend final : public engine::Backend {
+class PacedBackend final : public test::CpuBackendWrapper {
  public:
   enum class Phase { kSlower, kInstant };
-  PacedBackend(Phase phase, std::chrono::milliseconds extra) : cpu_(1, 0, 1), phase_(phase), extra_(extra) {}
-  std::string name() const override { return "cpu"; }
-  int num_devices() const override { return 1; }
-  std::uint64_t vram_budget(int d) const override { return cpu_.vram_budget(d); }
-  std::uint64_t vram_used(int d) const override { return cpu_.vram_used(d); }
-  std::uint64_t vram_peak(int d) const override { return cpu_.vram_peak(d); }
-  void reset_vram_peak(int d) override { cpu_.reset_vram_peak(d); }
-  std::uint64_t partition_vram_bytes(std::size_t n) const override { return cpu_.partition_vram_bytes(n); }
-  std::unique_ptr<engine::DeviceBuffers> stage(int d, const groth16::SynthesizedPartition& p, const char* s) override {
-    return cpu_.stage(d, p, s);
-  }
-  void synchronize(int d) override { cpu_.synchronize(d); }
-  void trim_pool(int d) override { cpu_.trim_pool(d); }
+  PacedBackend(Phase phase, std::chrono::milliseconds extra) : phase_(phase), extra_(extra) {}
   groth16::GpuPhaseSums run_gpu_phase(int d, const groth16::ProvingKey& pk, engine::DeviceBuffers& b,
                                       const groth16::MsmPlan& plan, const trace::SubstageHook& cb) override {
     std::this_thread::sleep_for(extra_);
-    if (phase_ == Phase::kSlower) return cpu_.run_gpu_phase(d, pk, b, plan, cb);
+    if (phase_ == Phase::kSlower) return cpu().run_gpu_phase(d, pk, b, plan, cb);
     for (const trace::Stage sub : {trace::Stage::kNttH, trace::Stage::kBatchAdd, trace::Stage::kTailMsm}) cb(sub, 0);
     return {};
   }
 
  private:
-  engine::CpuBackend cpu_;
   Phase phase_;
   std::chrono::milliseconds extra_;
 };

@@ -20,6 +20,7 @@
 #include "core/engine/engine.hpp"
 #include "core/groth16/qap.hpp"
 #include "core/groth16/setup.hpp"
+#include "engine_cpu_backend_wrapper.hpp"
 #include "engine_timeline_util.hpp"
 
 namespace {
@@ -90,6 +91,30 @@ class EngineTest : public ::testing::Test {
   static inline circuits::Circuit* circuit_ = nullptr;
   static inline r1cs::R1cs* cs_ = nullptr;
   static inline groth16::ProvingKey* pk_ = nullptr;
+  // cfg (on the CPU backend) is refused by validate() before any work with an error holding
+  // each of `refusal`; with backend = cuda, which passes validate(), the CPU backend is handed
+  // it anyway: the one job fails with a reason holding `failure`, and no `forbidden` event is
+  // written.
+  void expect_refused_on_the_cpu_backend(engine::EngineConfig cfg, const std::vector<std::string>& refusal,
+                                         const std::string& failure, const std::string& forbidden) {
+    try {
+      run(cfg);
+      ADD_FAILURE() << "ran on the cpu backend";
+    } catch (const engine::ConfigError& e) {
+      const std::string what = e.what();
+      for (const auto& r : refusal) EXPECT_NE(what.find(r), std::string::npos) << what;
+    }
+    cfg.backend = "cuda";
+    cfg.count = 1;
+    cfg.concurrency = 1;
+    const auto o = run(cfg);
+    EXPECT_EQ(o.result.summary["completed"], 0);
+    ASSERT_EQ(o.result.jobs.size(), 1u);
+    EXPECT_FALSE(o.result.jobs[0].ok);
+    EXPECT_NE(o.result.jobs[0].reason.find(failure), std::string::npos) << o.result.jobs[0].reason;
+    for (const auto& r : o.rows) EXPECT_NE(r.event, forbidden);
+  }
+
   static inline int counter_ = 0;
 };
 
@@ -432,25 +457,8 @@ TEST_F(EngineTest, StageListenerSeesPrestageUnderTwoLock) {
 TEST_F(EngineTest, BG2MsmOnTheGpuIsRejectedOnTheCpuBackend) {
   auto cfg = config();
   cfg.set("b_g2_msm", "gpu");
-  try {
-    run(cfg);
-    FAIL() << "b_g2_msm = gpu ran on the cpu backend";
-  } catch (const engine::ConfigError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("b_g2_msm = gpu"), std::string::npos) << what;
-    EXPECT_NE(what.find("backend = cuda"), std::string::npos) << what;
-    EXPECT_NE(what.find("got backend = cpu"), std::string::npos) << what;
-  }
-  cfg.backend = "cuda";  // passes validate(), but the backend handed over is the CPU's
-  cfg.count = 1;
-  cfg.concurrency = 1;
-  const auto o = run(cfg);
-  EXPECT_EQ(o.result.summary["completed"], 0);
-  ASSERT_EQ(o.result.jobs.size(), 1u);
-  EXPECT_FALSE(o.result.jobs[0].ok);
-  EXPECT_NE(o.result.jobs[0].reason.find("backend 'cpu' has no device G2 MSM"), std::string::npos)
-      << o.result.jobs[0].reason;
-  for (const auto& r : o.rows) EXPECT_NE(r.event, "B_G2_MSM_END") << "no b_g2_msm may complete";
+  expect_refused_on_the_cpu_backend(cfg, {"b_g2_msm = gpu", "backend = cuda", "got backend = cpu"},
+                                    "backend 'cpu' has no device G2 MSM", "B_G2_MSM_END");
 }
 
 // prep_msm = gpu is refused for the CPU backend before any work, naming both keys, and without
@@ -497,25 +505,8 @@ TEST_F(EngineTest, SparseProductsOnTheGpuIsRejectedOnTheCpuBackend) {
   auto cfg = config();
   cfg.set("sparse_products", "gpu");
   EXPECT_EQ(cfg.sparse_products, engine::Placement::kGpu);
-  try {
-    run(cfg);
-    FAIL() << "sparse_products = gpu ran on the cpu backend";
-  } catch (const engine::ConfigError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("sparse_products = gpu"), std::string::npos) << what;
-    EXPECT_NE(what.find("backend = cuda"), std::string::npos) << what;
-    EXPECT_NE(what.find("got backend = cpu"), std::string::npos) << what;
-  }
-  cfg.backend = "cuda";  // passes validate(), but the backend handed over is the CPU's
-  cfg.count = 1;
-  cfg.concurrency = 1;
-  const auto o = run(cfg);
-  EXPECT_EQ(o.result.summary["completed"], 0);
-  ASSERT_EQ(o.result.jobs.size(), 1u);
-  EXPECT_FALSE(o.result.jobs[0].ok);
-  EXPECT_NE(o.result.jobs[0].reason.find("backend 'cpu' computes no sparse products"), std::string::npos)
-      << o.result.jobs[0].reason;
-  for (const auto& r : o.rows) EXPECT_NE(r.event, "NTT_H") << "no GPU phase may run";
+  expect_refused_on_the_cpu_backend(cfg, {"sparse_products = gpu", "backend = cuda", "got backend = cpu"},
+                                    "backend 'cpu' computes no sparse products", "NTT_H");
 }
 
 TEST(EngineConfig, BG2MsmPlacementKnob) {
@@ -587,26 +578,14 @@ TEST(EngineConfig, CuptiSwitchDefaultsOnAndIsRecorded) {
 
 // A CPU backend that page-locks nothing but counts as if it did: each pin is live from
 // pin_stage_inputs until its result is destroyed; stage() records whether a pin was live.
-class PinCountingBackend final : public engine::Backend {
+class PinCountingBackend final : public test::CpuBackendWrapper {
  public:
   explicit PinCountingBackend(const engine::EngineConfig& cfg)
-      : cpu_(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads) {}
+      : CpuBackendWrapper(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads) {}
   std::string name() const override { return "pin-counting"; }
-  int num_devices() const override { return cpu_.num_devices(); }
-  std::uint64_t vram_budget(int d) const override { return cpu_.vram_budget(d); }
-  std::uint64_t vram_used(int d) const override { return cpu_.vram_used(d); }
-  std::uint64_t vram_peak(int d) const override { return cpu_.vram_peak(d); }
-  void reset_vram_peak(int d) override { cpu_.reset_vram_peak(d); }
-  std::uint64_t partition_vram_bytes(std::size_t n) const override { return cpu_.partition_vram_bytes(n); }
   std::unique_ptr<engine::DeviceBuffers> stage(int d, const groth16::SynthesizedPartition& p, const char* s) override {
     (live_ > 0 ? staged_pinned_ : staged_unpinned_)++;
-    return cpu_.stage(d, p, s);
-  }
-  void synchronize(int d) override { cpu_.synchronize(d); }
-  void trim_pool(int d) override { cpu_.trim_pool(d); }
-  groth16::GpuPhaseSums run_gpu_phase(int d, const groth16::ProvingKey& pk, engine::DeviceBuffers& b,
-                                      const groth16::MsmPlan& plan, const trace::SubstageHook& cb) override {
-    return cpu_.run_gpu_phase(d, pk, b, plan, cb);
+    return cpu().stage(d, p, s);
   }
   std::unique_ptr<engine::PinnedHost> pin_stage_inputs(int, const groth16::SynthesizedPartition& p) override {
     struct Pin final : engine::PinnedHost {
@@ -625,7 +604,6 @@ class PinCountingBackend final : public engine::Backend {
   int staged_unpinned() const { return staged_unpinned_; }
 
  private:
-  engine::CpuBackend cpu_;
   std::atomic<int> pins_{0}, live_{0}, staged_pinned_{0}, staged_unpinned_{0};
 };
 
@@ -676,23 +654,7 @@ TEST_F(EngineTest, PinUploadsIsRejectedOnTheCpuBackend) {
   auto cfg = config();
   cfg.set("pin_uploads", "on");
   EXPECT_TRUE(cfg.pin_uploads);
-  try {
-    run(cfg);
-    FAIL() << "pin_uploads = on ran on the cpu backend";
-  } catch (const engine::ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("pin_uploads = on needs backend = cuda (got backend = cpu)"),
-              std::string::npos)
-        << e.what();
-  }
-  cfg.backend = "cuda";  // passes validate(), but the backend handed over is the CPU's
-  cfg.count = 1;
-  cfg.concurrency = 1;
-  const auto o = run(cfg);
-  EXPECT_EQ(o.result.summary["completed"], 0);
-  ASSERT_EQ(o.result.jobs.size(), 1u);
-  EXPECT_FALSE(o.result.jobs[0].ok);
-  EXPECT_NE(o.result.jobs[0].reason.find("backend 'cpu' cannot page-lock host memory: config key 'pin_uploads'"),
-            std::string::npos)
-      << o.result.jobs[0].reason;
-  for (const auto& r : o.rows) EXPECT_NE(r.event, "GPU_START") << "no GPU phase may start";
+  expect_refused_on_the_cpu_backend(cfg, {"pin_uploads = on needs backend = cuda (got backend = cpu)"},
+                                    "backend 'cpu' cannot page-lock host memory: config key 'pin_uploads'",
+                                    "GPU_START");
 }

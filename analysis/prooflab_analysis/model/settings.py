@@ -129,6 +129,9 @@ UNMODELLED: dict[str, str] = {
                        "products part, or inside ntt_h with sparse_products = gpu)",
     "prep_msm": "prep_msm is simulated where the calibration run made the plan (the partition worker, "
                 "or inside GPU_START..GPU_END with prep_msm = gpu)",
+    "pin_uploads": "the upload is inside the calibration run's GPU phase, page-locked or not; the "
+                   "locking and unlocking (HOST_PIN / HOST_UNPIN on the GPU worker, outside the lock) "
+                   "are not simulated",
     "record": "the TIMELINE's cost is inside the calibration run's stage times",
     "cupti": "CUPTI's cost is inside the calibration run's stage times",
 }
