@@ -32,7 +32,7 @@ class OutOfDeviceMemory : public std::runtime_error {
   std::uint64_t request_;
 };
 
-// Host memory page-locked for a device's uploads (Backend::pin_stage_inputs); unlocked when
+// Host memory page-locked for a device's uploads (Backend::pin_uploads); unlocked when
 // destroyed.
 class PinnedHost {
  public:
@@ -112,15 +112,17 @@ class Backend {
                            "' has no device prep_msm: config key 'prep_msm' = gpu needs backend = cuda");
   }
 
-  // pin_uploads = on: page-locks the host vectors stage() will upload for `part` (the witness
-  // when its products run on the device, else a, b, c), so that the upload, inside the GPU
-  // lock or the pre-staging, runs at the link's speed instead of through the driver's
-  // pageable bounce buffers. The engine calls it before the GPU lock and destroys the result
-  // (which unlocks them) after the lock is released; `part` must not change in between. A
-  // backend without page-locking keeps this default, which throws std::logic_error naming the
-  // backend and the key (EngineConfig::validate already refuses it without backend = cuda).
-  virtual std::unique_ptr<PinnedHost> pin_stage_inputs(int /*device*/,
-                                                       const groth16::SynthesizedPartition& /*part*/) {
+  // pin_uploads = on: page-locks the host vectors the partition's GPU work will upload —
+  // what stage() uploads for `part` (the witness when its products run on the device, else
+  // a, b, c) and, when `plan` is given (prep_msm = cpu), the bitmaps and tails of its queries
+  // that run_gpu_phase and run_b_g2_msm upload — so that those copies, inside the GPU lock or
+  // the pre-staging, run at the link's speed instead of through the driver's pageable bounce
+  // buffers. The engine calls it before the GPU lock and destroys the result (which unlocks
+  // them) after the lock is released; `part` and `plan` must not change in between. A backend
+  // without page-locking keeps this default, which throws std::logic_error naming the backend
+  // and the key (EngineConfig::validate already refuses it without backend = cuda).
+  virtual std::unique_ptr<PinnedHost> pin_uploads(int /*device*/, const groth16::SynthesizedPartition& /*part*/,
+                                                  const groth16::MsmPlan* /*plan*/) {
     throw std::logic_error("backend '" + name() +
                            "' cannot page-lock host memory: config key 'pin_uploads' = on needs backend = cuda");
   }

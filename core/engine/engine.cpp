@@ -353,22 +353,23 @@ class Engine {
     jobs_.at(job)->proofs[idx] = proof;
   }
 
-  // pin_uploads = on: the backend's page-locked stage inputs of one partition, each end
+  // pin_uploads = on: the backend's page-locked uploads of one partition, each end
   // recorded (HOST_PIN after locking, HOST_UNPIN after unlocking: bytes, dur_us). A failure to
   // lock throws, which fails the partition with the backend's message.
   class PinnedUploads {
    public:
     PinnedUploads(trace::TimelineRecorder& tl, const trace::StageTag& tag, Backend* be,
-                  const groth16::SynthesizedPartition& part)
+                  const groth16::SynthesizedPartition& part, const groth16::MsmPlan* plan)
         : tl_(tl), tag_(tag) {
       if (!be) return;
+      pinned_ = true;  // HOST_UNPIN follows HOST_PIN even if the backend locked nothing
       const std::int64_t t0 = tl_.now_us();
-      pin_ = be->pin_stage_inputs(tag.device, part);
+      pin_ = be->pin_uploads(tag.device, part, plan);
       bytes_ = pin_ ? pin_->bytes() : 0;
       record(Event::kHostPin, t0);
     }
     ~PinnedUploads() {
-      if (!pin_) return;
+      if (!pinned_) return;
       const std::int64_t t0 = tl_.now_us();
       pin_.reset();
       record(Event::kHostUnpin, t0);
@@ -384,6 +385,7 @@ class Engine {
     trace::TimelineRecorder& tl_;
     trace::StageTag tag_;
     std::unique_ptr<PinnedHost> pin_;
+    bool pinned_ = false;
     std::uint64_t bytes_ = 0;
   };
 
@@ -423,7 +425,10 @@ class Engine {
 
     // pin_uploads: page-locked before the pre-staging and the lock, unlocked after the lock
     // is released (declared before `held`, so destroyed after it).
-    const PinnedUploads pinned(tl_, tag, cfg_.pin_uploads ? &be : nullptr, part.synth);
+    // The host plan's vectors only with prep_msm = cpu: with gpu the device makes the plan
+    // inside the lock (run_prep_msm writes part.plan there, so it must not be locked now).
+    const PinnedUploads pinned(tl_, tag, cfg_.pin_uploads ? &be : nullptr, part.synth,
+                               cfg_.prep_msm == Placement::kCpu ? &part.plan : nullptr);
 
     std::unique_ptr<DeviceBuffers> buffers;
     if (lock_policy_->prestages()) {

@@ -215,8 +215,9 @@ std::vector<Knob> make_table() {
           "witness (needs sparse_products = gpu)",
           "none: supraseal splits the scalars on the CPU, one thread per circuit", nullptr),
       bool_knob("pin_uploads", &C::pin_uploads,
-                "backend cuda: page-lock the host inputs the GPU phase uploads (the witness, or a, b, c) "
-                "before the GPU lock, unlock them after it (HOST_PIN / HOST_UNPIN)",
+                "backend cuda: page-lock the host inputs the GPU phase uploads (the witness, or a, b, c, "
+                "and with prep_msm = cpu the plan's bitmaps and tails) before the GPU lock, unlock them "
+                "after it (HOST_PIN / HOST_UNPIN)",
                 "none"),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,

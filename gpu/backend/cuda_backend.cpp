@@ -604,13 +604,13 @@ class PinnedStageInputs final : public prooflab::engine::PinnedHost {
 
 }  // namespace
 
-std::unique_ptr<prooflab::engine::PinnedHost> CudaBackend::pin_stage_inputs(
-    int device, const groth16::SynthesizedPartition& part) {
+std::unique_ptr<prooflab::engine::PinnedHost> CudaBackend::pin_uploads(int device, const groth16::SynthesizedPartition& part,
+                                                                      const groth16::MsmPlan* plan) {
   device_at(device);
   DeviceScope scope(device);
   auto pin = std::make_unique<PinnedStageInputs>();
-  const auto add = [&](const std::vector<::prooflab::field::Fr>& v, const char* what) {
-    pin->reg.add(v.data(), v.size() * kFrBytes, what);
+  const auto add = [&](const auto& v, const char* what) {
+    pin->reg.add(v.data(), v.size() * sizeof(v[0]), what);
   };
   if (part.products_on_device) {  // what stage_witness uploads
     add(part.witness.input, "pin_uploads: witness inputs");
@@ -619,6 +619,19 @@ std::unique_ptr<prooflab::engine::PinnedHost> CudaBackend::pin_stage_inputs(
     add(part.a, "pin_uploads: a");
     add(part.b, "pin_uploads: b");
     add(part.c, "pin_uploads: c");
+  }
+  if (plan) {  // what run_gpu_phase (and run_b_g2_msm) upload of a host plan
+    const auto add_query = [&](const auto& q, const char* ones, const char* index, const char* scalars) {
+      add(q.ones, ones);
+      add(q.tail_index, index);
+      add(q.tail_scalars, scalars);
+    };
+    add_query(plan->l, "pin_uploads: l ones", "pin_uploads: l tail positions", "pin_uploads: l tail scalars");
+    add_query(plan->a, "pin_uploads: a ones", "pin_uploads: a tail positions", "pin_uploads: a tail scalars");
+    add_query(plan->b_g1, "pin_uploads: b_g1 ones", "pin_uploads: b_g1 tail positions",
+              "pin_uploads: b_g1 tail scalars");
+    add_query(plan->b_g2, "pin_uploads: b_g2 ones", "pin_uploads: b_g2 tail positions",
+              "pin_uploads: b_g2 tail scalars");
   }
   return pin;
 }

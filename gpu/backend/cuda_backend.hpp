@@ -59,10 +59,11 @@ class CudaBackend final : public prooflab::engine::Backend {
   // witness.
   std::unique_ptr<prooflab::engine::DeviceBuffers> stage(
       int device, const groth16::SynthesizedPartition& part, const char* stage_name) override;
-  // pin_uploads = on: cudaHostRegister of the vectors stage() uploads (those of 1 MiB and
-  // more: memory::HostRegistration), unregistered when the result is destroyed.
-  std::unique_ptr<prooflab::engine::PinnedHost> pin_stage_inputs(
-      int device, const groth16::SynthesizedPartition& part) override;
+  // pin_uploads = on: cudaHostRegister of the vectors stage() uploads and of the plan's
+  // bitmaps, tail positions and tail scalars (those of 1 MiB and more:
+  // memory::HostRegistration), unregistered when the result is destroyed.
+  std::unique_ptr<prooflab::engine::PinnedHost> pin_uploads(int device, const groth16::SynthesizedPartition& part,
+                                                            const groth16::MsmPlan* plan) override;
   // cudaDeviceSynchronize: waits for every stream of the device, other workers' included.
   void synchronize(int device) override;
   // cudaMemPoolTrimTo(0) on the device's pool.

@@ -10,13 +10,13 @@ HostRegistration::~HostRegistration() {
   for (void* p : ranges_) cudaHostUnregister(p);  // a destructor cannot report; the next call would
 }
 
-bool HostRegistration::add(const void* p, std::size_t bytes, const char* what, Mode mode) {
-  if (p == nullptr || bytes < kMinBytes) return false;
+void HostRegistration::add(const void* p, std::size_t bytes, const char* what, Mode mode) {
+  if (p == nullptr || bytes < kMinBytes) return;
   void* q = const_cast<void*>(p);  // CUDA's signature; the memory is only read by the copies
   if (mode == Mode::kPortableIfPossible) {
     if (cudaHostRegister(q, bytes, cudaHostRegisterPortable) != cudaSuccess) {
       cudaGetLastError();  // not sticky: clear it so the next call starts clean
-      return false;
+      return;
     }
   } else {
     const std::string call = std::string("cudaHostRegister(") + what + ", " + std::to_string(bytes) + " bytes)";
@@ -24,7 +24,6 @@ bool HostRegistration::add(const void* p, std::size_t bytes, const char* what, M
   }
   ranges_.push_back(q);
   bytes_ += bytes;
-  return true;
 }
 
 }  // namespace prooflab::gpu::memory

@@ -25,9 +25,9 @@ class HostRegistration {
     kPortableIfPossible,  // locked for every device's context; refused (locked-memory limits,
                           // or locked already by another device's registration): stays pageable
   };
-  // Page-locks [p, p + bytes) when bytes ≥ kMinBytes; returns whether it did. What this
-  // object locked is unlocked when it is destroyed, a throw included.
-  bool add(const void* p, std::size_t bytes, const char* what, Mode mode = Mode::kRequired);
+  // Page-locks [p, p + bytes) when bytes ≥ kMinBytes (bytes() counts what it did lock). What
+  // this object locked is unlocked when it is destroyed, a throw included.
+  void add(const void* p, std::size_t bytes, const char* what, Mode mode = Mode::kRequired);
   std::uint64_t bytes() const { return bytes_; }
 
  private:

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -96,7 +97,7 @@ void add_gpu_phase_command(CLI::App& app) {
     std::size_t constraints = 1 << 20;
     unsigned reps = 3;
     std::string out = "gpu-phase";
-    bool check = false, cupti = true;
+    bool check = false, cupti = true, pin_uploads = false;
     std::uint64_t seed = 1;
     std::string vram_limit = "0";
   };
@@ -112,6 +113,9 @@ void add_gpu_phase_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "directory for gpu_phase.json and cupti.csv")->capture_default_str();
   cmd->add_flag("--check", o->check, "compare the sums with the CPU backend's (slow at 2^24)");
   cmd->add_flag("!--no-cupti", o->cupti, "do not collect kernel times with CUPTI");
+  cmd->add_flag("--pin-uploads", o->pin_uploads,
+                "page-lock a, b, c and the plan's bitmaps and tails before the reps (the engine's "
+                "pin_uploads = on)");
   cmd->add_option("--seed", o->seed, "seed of the witness and the synthetic key")->capture_default_str();
   cmd->add_option("--vram-limit", o->vram_limit,
                   "device memory budget (e.g. 8GiB; 0 = the device's); a key that does not fit "
@@ -173,6 +177,13 @@ void add_gpu_phase_command(CLI::App& app) {
       cupti = std::make_unique<gpu::observe::CuptiCollector>(fs::path(o->out) / "cupti.csv", epoch);
       std::printf("cupti: %s\n", cupti->active() ? "collecting" : cupti->status_json().dump().c_str());
     }
+    std::unique_ptr<engine::PinnedHost> pinned;  // held through the reps
+    if (o->pin_uploads) {
+      t0 = std::chrono::steady_clock::now();
+      pinned = backend.pin_uploads(0, part0, &plan);
+      std::printf("pin_uploads: %.1f MiB page-locked in %.1f ms (a, b, c and the plan's bitmaps and "
+                  "tails)\n", pinned->bytes() / double(1 << 20), seconds_since(t0) * 1e3);
+    }
     std::map<std::string, std::vector<double>> sub_ms;
     std::vector<double> stage_ms, phase_ms;
     groth16::GpuPhaseSums sums;
@@ -205,6 +216,8 @@ void add_gpu_phase_command(CLI::App& app) {
     out["domain"] = domain;
     out["reps"] = o->reps;
     out["key"] = streamed ? "streamed" : "resident";
+    out["pin_uploads"] = o->pin_uploads;
+    out["pinned_bytes"] = pinned ? pinned->bytes() : 0;
     out["vram_budget"] = backend.vram_budget(0);
     out["stage_ms_median"] = median(stage_ms);
     out["phase_ms_median"] = median(phase_ms);

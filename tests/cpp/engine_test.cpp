@@ -577,17 +577,20 @@ TEST(EngineConfig, CuptiSwitchDefaultsOnAndIsRecorded) {
 }  // namespace
 
 // A CPU backend that page-locks nothing but counts as if it did: each pin is live from
-// pin_stage_inputs until its result is destroyed; stage() records whether a pin was live.
+// pin_uploads until its result is destroyed; stage() records whether a pin was live.
 class PinCountingBackend final : public test::CpuBackendWrapper {
  public:
-  explicit PinCountingBackend(const engine::EngineConfig& cfg)
-      : CpuBackendWrapper(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads) {}
+  // locks_nothing: pin_uploads returns null, as a backend may when every input is small.
+  explicit PinCountingBackend(const engine::EngineConfig& cfg, bool locks_nothing = false)
+      : CpuBackendWrapper(static_cast<int>(cfg.devices), cfg.vram_limit, cfg.device_threads),
+        locks_nothing_(locks_nothing) {}
   std::string name() const override { return "pin-counting"; }
   std::unique_ptr<engine::DeviceBuffers> stage(int d, const groth16::SynthesizedPartition& p, const char* s) override {
     (live_ > 0 ? staged_pinned_ : staged_unpinned_)++;
     return cpu().stage(d, p, s);
   }
-  std::unique_ptr<engine::PinnedHost> pin_stage_inputs(int, const groth16::SynthesizedPartition& p) override {
+  std::unique_ptr<engine::PinnedHost> pin_uploads(int, const groth16::SynthesizedPartition& p,
+                                                  const groth16::MsmPlan* plan) override {
     struct Pin final : engine::PinnedHost {
       std::atomic<int>& live;
       std::uint64_t n;
@@ -596,20 +599,25 @@ class PinCountingBackend final : public test::CpuBackendWrapper {
       std::uint64_t bytes() const override { return n; }
     };
     ++pins_;
+    if (plan && !plan->l.ones.empty()) ++with_plan_;  // prep_msm = cpu: the plan is made
+    if (locks_nothing_) return nullptr;
     return std::make_unique<Pin>(live_, 32 * (p.a.size() + p.b.size() + p.c.size()));
   }
   int pins() const { return pins_; }
+  int with_plan() const { return with_plan_; }
   int live() const { return live_; }
   int staged_pinned() const { return staged_pinned_; }
   int staged_unpinned() const { return staged_unpinned_; }
 
  private:
-  std::atomic<int> pins_{0}, live_{0}, staged_pinned_{0}, staged_unpinned_{0};
+  const bool locks_nothing_;
+  std::atomic<int> pins_{0}, with_plan_{0}, live_{0}, staged_pinned_{0}, staged_unpinned_{0};
 };
 
-// pin_uploads = on: every partition's inputs are pinned before its staging (inside the lock
-// under single, in the pre-staging under two_lock) and unpinned after its GPU_END; HOST_PIN
-// and HOST_UNPIN carry the pinned bytes (a, b, c here) and a duration; the proofs verify.
+// pin_uploads = on: every partition's inputs and host plan (prep_msm = cpu) are pinned before
+// its staging (inside the lock under single, in the pre-staging under two_lock) and unpinned
+// after its GPU_END; HOST_PIN and HOST_UNPIN carry the pinned bytes (a, b, c here) and a
+// duration; the proofs verify.
 TEST_F(EngineTest, PinUploadsPinsBeforeTheStagingAndUnpinsAfterTheLock) {
   for (const char* policy : {"single", "two_lock"}) {
     auto cfg = config();
@@ -621,6 +629,7 @@ TEST_F(EngineTest, PinUploadsPinsBeforeTheStagingAndUnpinsAfterTheLock) {
     const int parts = static_cast<int>(cfg.count * cfg.partitions);
     ASSERT_EQ(o.result.summary["completed"], static_cast<int>(cfg.count)) << policy;
     EXPECT_EQ(be.pins(), parts) << policy;
+    EXPECT_EQ(be.with_plan(), parts) << policy << ": the host plan (prep_msm = cpu) is pinned with the inputs";
     EXPECT_EQ(be.live(), 0) << policy;
     EXPECT_EQ(be.staged_pinned(), parts) << policy;
     EXPECT_EQ(be.staged_unpinned(), 0) << policy;
@@ -645,6 +654,27 @@ TEST_F(EngineTest, PinUploadsPinsBeforeTheStagingAndUnpinsAfterTheLock) {
     }
     EXPECT_EQ(seen, parts) << policy;
   }
+}
+
+// A backend that locks nothing for a partition (null from pin_uploads) still gets a
+// HOST_UNPIN for each HOST_PIN, both with bytes=0, so every pin span in the TIMELINE closes.
+TEST_F(EngineTest, PinUploadsThatLockNothingStillCloseEveryPinSpan) {
+  auto cfg = config();
+  cfg.set("backend", "cuda");
+  cfg.set("pin_uploads", "on");
+  PinCountingBackend be(cfg, /*locks_nothing=*/true);
+  const auto o = run(cfg, nullptr, &be);
+  const int parts = static_cast<int>(cfg.count * cfg.partitions);
+  ASSERT_EQ(o.result.summary["completed"], static_cast<int>(cfg.count));
+  EXPECT_EQ(be.pins(), parts);
+  int pin = 0, unpin = 0;
+  for (const auto& r : o.rows) {
+    if (r.event != "HOST_PIN" && r.event != "HOST_UNPIN") continue;
+    (r.event == "HOST_PIN" ? pin : unpin)++;
+    EXPECT_NE(r.detail.find("bytes=0"), std::string::npos) << r.event << ": " << r.detail;
+  }
+  EXPECT_EQ(pin, parts);
+  EXPECT_EQ(unpin, parts);
 }
 
 // pin_uploads = on is refused for the CPU backend before any work, naming the key; a backend

@@ -415,11 +415,12 @@ TEST(CudaBackend, StageOverTheBudgetThrowsTheEnginesOutOfDeviceMemory) {
   EXPECT_EQ(cuda.vram_used(0), 0u) << "a and b must be freed when c does not fit";
 }
 
-// pin_uploads (issue 24): the vectors stage() uploads are page-locked while the result lives —
-// a, b, c with the products on the host, the witness with them on the device; vectors under
-// 1 MiB stay pageable; memory locked already is refused naming the key and the vector; once the
-// result is gone the same memory locks again.
-TEST(CudaBackend, PinStageInputsLocksWhatStageUploadsUntilDestroyed) {
+// pin_uploads (issue 24): the vectors the partition's GPU work uploads are page-locked while
+// the result lives — a, b, c with the products on the host, the witness with them on the
+// device, and a host plan's bitmaps, tail positions and tail scalars; vectors under 1 MiB stay
+// pageable; memory locked already is refused naming the key and the vector; once the result
+// is gone the same memory locks again.
+TEST(CudaBackend, PinUploadsLocksWhatTheGpuWorkUploadsUntilDestroyed) {
   REQUIRE_GPU();
   CudaBackend cuda(1, 0);
   groth16::SynthesizedPartition part;
@@ -428,25 +429,47 @@ TEST(CudaBackend, PinStageInputsLocksWhatStageUploadsUntilDestroyed) {
   part.b.assign(n, field::Fr::one());
   part.c.assign(n, field::Fr::one());
   {
-    const auto pin = cuda.pin_stage_inputs(0, part);
+    const auto pin = cuda.pin_uploads(0, part, nullptr);
     EXPECT_EQ(pin->bytes(), 3 * n * 32);
     try {
-      cuda.pin_stage_inputs(0, part);
+      cuda.pin_uploads(0, part, nullptr);
       FAIL() << "memory locked twice";
     } catch (const gpu::CudaError& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("cudaHostRegister(pin_uploads: a, 2097152 bytes)"), std::string::npos) << what;
     }
   }
-  EXPECT_EQ(cuda.pin_stage_inputs(0, part)->bytes(), 3 * n * 32);  // unlocked again
+  EXPECT_EQ(cuda.pin_uploads(0, part, nullptr)->bytes(), 3 * n * 32);  // unlocked again
   part.c.resize(1000);  // 32 000 bytes: left pageable
-  EXPECT_EQ(cuda.pin_stage_inputs(0, part)->bytes(), 2 * n * 32);
-  const r1cs::R1cs unused;  // pin_stage_inputs reads only the witness of a deferred partition
+  EXPECT_EQ(cuda.pin_uploads(0, part, nullptr)->bytes(), 2 * n * 32);
+  const r1cs::R1cs unused;  // pin_uploads reads only the witness of a deferred partition
   groth16::SynthesizedPartition deferred;
   deferred.witness.input.assign(3, field::Fr::one());  // 96 bytes: pageable
   deferred.witness.aux.assign(n, field::Fr::one());
   deferred.products_on_device = &unused;
-  EXPECT_EQ(cuda.pin_stage_inputs(0, deferred)->bytes(), n * 32);
+  EXPECT_EQ(cuda.pin_uploads(0, deferred, nullptr)->bytes(), n * 32);
+
+  // A host plan: L's tail scalars (2 MiB) and A's bitmap (1 MiB) lock, L's tail positions
+  // (256 KiB) stay pageable; B_G2's tail scalars lock too (run_b_g2_msm uploads them).
+  groth16::MsmPlan plan;
+  plan.l.tail_scalars.resize(n);
+  plan.l.tail_index.resize(n);
+  plan.a.ones.resize(std::size_t{1} << 17);
+  plan.b_g2.tail_scalars.resize(n);
+  {
+    const auto pin = cuda.pin_uploads(0, deferred, &plan);
+    EXPECT_EQ(pin->bytes(), n * 32 + n * 32 + (std::size_t{1} << 20) + n * 32);
+    try {
+      cuda.pin_uploads(0, groth16::SynthesizedPartition{}, &plan);
+      FAIL() << "plan locked twice";
+    } catch (const gpu::CudaError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("cudaHostRegister(pin_uploads: l tail scalars, 2097152 bytes)"), std::string::npos)
+          << what;
+    }
+  }
+  EXPECT_EQ(cuda.pin_uploads(0, groth16::SynthesizedPartition{}, &plan)->bytes(),
+            2 * n * 32 + (std::size_t{1} << 20));
 }
 
 // ---------------------------------------------------------------- the engine on the GPU
