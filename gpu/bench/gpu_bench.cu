@@ -56,6 +56,7 @@
 #include "gpu/memory/device_allocator.hpp"
 #include "gpu/msm/g2_msm.hpp"
 #include "gpu/msm/msm.hpp"
+#include "gpu/msm/msm_kernels.hpp"
 #include "gpu/ntt/cost.hpp"
 #include "gpu/h/h.hpp"
 #include "gpu/ntt/ntt.hpp"
@@ -543,7 +544,11 @@ int main(int argc, char** argv) {
           for (unsigned c : {16u, 19u, 20u})
             if (c != msm::plan_window_bits(nmax)) msm_case("msm_variant", 24, msm::MsmOptions{c, 0, 0}, false);
           for (unsigned blocks : {2u, 4u})
-            msm_case("msm_variant", 24, msm::MsmOptions{0, 0, blocks}, false);
+            if (msm::kernels::accumulate_min_blocks_built(blocks))
+              msm_case("msm_variant", 24, msm::MsmOptions{0, 0, blocks}, false);
+            else
+              std::printf("msm_variant acc_blocks%u: skipped, not in this build "
+                          "(-DPROOFLAB_GPU_MSM_CAP_VARIANTS=ON builds it)\n", blocks);
           for (unsigned c : {16u, 19u})
             if (c != msm::plan_window_bits(std::size_t{1} << 22))
               msm_case("msm_variant", 22, msm::MsmOptions{c, 0, 0}, false);

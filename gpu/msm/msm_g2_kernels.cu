@@ -19,6 +19,11 @@ __global__ void __launch_bounds__(kThreads, 2)
   if (t < chunks) accumulate_chunk(args, t);
 }
 
+__global__ void __launch_bounds__(kThreads) g2_group_heads_kernel(ChunkArgs<G2Xyzz32> args, std::size_t groups) {
+  const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (g < groups) group_heads(args, g);
+}
+
 __global__ void __launch_bounds__(kThreads) g2_fixup_kernel(ChunkArgs<G2Xyzz32> args, std::size_t chunks) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t < chunks) fixup_chunk(args, t);
@@ -49,6 +54,11 @@ void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned mi
   if (min_blocks != 2) throw std::invalid_argument("gpu g2 msm: accumulate_min_blocks must be 2");
   g2_accumulate_kernel<<<grid_for(chunks), kThreads, 0, stream>>>(args, chunks);
   check_launch("msm g2_accumulate_kernel");
+}
+
+void group_heads(const ChunkArgs<G2Xyzz32>& args, std::size_t groups, cudaStream_t stream) {
+  g2_group_heads_kernel<<<grid_for(groups), kThreads, 0, stream>>>(args, groups);
+  check_launch("msm g2_group_heads_kernel");
 }
 
 void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t stream) {

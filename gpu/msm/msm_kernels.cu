@@ -2,9 +2,14 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <stdexcept>
+#include <string>
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/msm/msm_block_sums.cuh"
+
+#ifndef PROOFLAB_GPU_MSM_CAP_VARIANTS  // set to 0 or 1 by gpu/CMakeLists.txt
+#define PROOFLAB_GPU_MSM_CAP_VARIANTS 0
+#endif
 
 namespace prooflab::gpu::msm::kernels {
 namespace {
@@ -16,12 +21,19 @@ __global__ void digits_kernel(DigitPlan plan, const std::uint32_t* scalars, std:
 }
 
 // MinBlocks caps the registers at 65536 / (kThreads · MinBlocks): 2 → 228 (no cap in effect),
-// 3 → 168 (the default; 12 warps per SM), 4 → 128 (spills; 6 % slower on the H200).
+// 3 → 168 (the default; 12 warps per SM), 4 → 128 (spills; 6 % slower on the H200). Only 3 is
+// built unless PROOFLAB_GPU_MSM_CAP_VARIANTS is on (the benchmark's msm_variant rows; the two
+// others cost ~7 % of this file's compile time).
 template <int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     accumulate_kernel(ChunkArgs<Xyzz32> args, std::size_t chunks) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t < chunks) accumulate_chunk(args, t);
+}
+
+__global__ void __launch_bounds__(kThreads) group_heads_kernel(ChunkArgs<Xyzz32> args, std::size_t groups) {
+  const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (g < groups) group_heads(args, g);
 }
 
 __global__ void __launch_bounds__(kThreads) fixup_kernel(ChunkArgs<Xyzz32> args, std::size_t chunks) {
@@ -40,7 +52,8 @@ __global__ void __launch_bounds__(kThreads)
   sum_points_block(sh, in, count, per_block, out);
 }
 
-__global__ void __launch_bounds__(kThreads)
+// Three blocks per SM (168 registers), as the accumulation whose mixed addition it runs.
+__global__ void __launch_bounds__(kThreads, 3)
     bitmap_sum_kernel(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
                       std::size_t words_per_thread, std::size_t threads, Xyzz32* out) {
   bitmap_sum_thread(bases, bitmap, n, words_per_thread, threads, out);
@@ -77,12 +90,28 @@ int sort_pairs(std::uint32_t* keys0, std::uint32_t* keys1, std::uint32_t* vals0,
 void accumulate(const ChunkArgs<Xyzz32>& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream) {
   const unsigned g = grid_for(chunks);
   switch (min_blocks) {
-    case 2: accumulate_kernel<2><<<g, kThreads, 0, stream>>>(args, chunks); break;
     case 3: accumulate_kernel<3><<<g, kThreads, 0, stream>>>(args, chunks); break;
+#if PROOFLAB_GPU_MSM_CAP_VARIANTS
+    case 2: accumulate_kernel<2><<<g, kThreads, 0, stream>>>(args, chunks); break;
     case 4: accumulate_kernel<4><<<g, kThreads, 0, stream>>>(args, chunks); break;
-    default: throw std::invalid_argument("gpu msm: accumulate_min_blocks must be 2, 3 or 4");
+#endif
+    default:
+      throw std::invalid_argument(
+          "gpu msm: accumulate_min_blocks " + std::to_string(min_blocks) +
+          (min_blocks == 2 || min_blocks == 4
+               ? " is not in this build (configure with -DPROOFLAB_GPU_MSM_CAP_VARIANTS=ON)"
+               : " must be 2, 3 or 4"));
   }
   check_launch("msm accumulate_kernel");
+}
+
+bool accumulate_min_blocks_built(unsigned min_blocks) {
+  return min_blocks == 3 || (PROOFLAB_GPU_MSM_CAP_VARIANTS && (min_blocks == 2 || min_blocks == 4));
+}
+
+void group_heads(const ChunkArgs<Xyzz32>& args, std::size_t groups, cudaStream_t stream) {
+  group_heads_kernel<<<grid_for(groups), kThreads, 0, stream>>>(args, groups);
+  check_launch("msm group_heads_kernel");
 }
 
 void fixup(const ChunkArgs<Xyzz32>& args, std::size_t chunks, cudaStream_t stream) {

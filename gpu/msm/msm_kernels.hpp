@@ -22,9 +22,14 @@ int sort_pairs(std::uint32_t* keys0, std::uint32_t* keys1, std::uint32_t* vals0,
                std::size_t entries, int end_bit, void* temp, std::size_t temp_bytes,
                cudaStream_t stream);
 
-// min_blocks: resident 128-thread blocks per SM the compiler must allow (G1: 2, 3 or 4;
-// G2, whose bucket alone is 96 registers: 2).
+// min_blocks: resident 128-thread blocks per SM the compiler must allow (G1: 3, and 2 or 4
+// where accumulate_min_blocks_built says so; G2, whose bucket alone is 96 registers: 2).
 void accumulate(const ChunkArgs<Xyzz32>& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream);
+// Whether the G1 accumulation exists with this register cap: 3 always, 2 and 4 in a build
+// with -DPROOFLAB_GPU_MSM_CAP_VARIANTS=ON (the device binaries: gpu/scripts/stage_device_bins.sh).
+bool accumulate_min_blocks_built(unsigned min_blocks);
+// Phase 4a (pippenger.cuh group_heads), one thread per group of kFixupGroup chunks.
+void group_heads(const ChunkArgs<Xyzz32>& args, std::size_t groups, cudaStream_t stream);
 void fixup(const ChunkArgs<Xyzz32>& args, std::size_t chunks, cudaStream_t stream);
 void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t stream);
 // out[b] = Σ in[b·per_block, min(count, (b+1)·per_block)) for b < blocks.
@@ -36,6 +41,7 @@ void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t 
 
 void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned min_blocks,
                 cudaStream_t stream);
+void group_heads(const ChunkArgs<G2Xyzz32>& args, std::size_t groups, cudaStream_t stream);
 void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t stream);
 void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, cudaStream_t stream);
 void sum_points(const G2Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,

@@ -40,12 +40,13 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
     sk[i] = keys[order[i]];
     sv[i] = vals[order[i]];
   }
-  std::vector<Bucket> buckets(p.bucket_count()), heads(p.chunks), tails(p.chunks);
+  std::vector<Bucket> buckets(p.bucket_count()), heads(p.chunks), tails(p.chunks), groups(p.fixup_groups());
   std::memset(buckets.data(), 0, buckets.size() * sizeof(Bucket));  // as cudaMemsetAsync does
   const ChunkArgs<Bucket> ca = chunk_args(p, sk.data(), sv.data(), bases.data(),
                                           index.empty() ? nullptr : index.data(), buckets.data(),
-                                          heads.data(), tails.data());
+                                          heads.data(), tails.data(), groups.data());
   for (std::size_t t = 0; t < p.chunks; ++t) accumulate_chunk(ca, t);
+  for (std::size_t g = 0; g < p.fixup_groups(); ++g) group_heads(ca, g);
   for (std::size_t t = 0; t < p.chunks; ++t) fixup_chunk(ca, t);
   std::vector<Bucket> segs(p.reduce_threads());
   const ReduceArgs<Bucket> ra{buckets.data(), p.digits.buckets, p.segment, p.segments, segs.data()};

@@ -12,7 +12,10 @@
 //                  in the middle of goes to heads[t], the one it ends in the middle of to
 //                  tails[t]. No two threads write one bucket, so no atomics on points.
 //  4. fix-up:      the thread whose chunk starts a run that crosses its end adds the heads of
-//                  the following chunks the run covers and writes the bucket.
+//                  the following chunks the run covers and writes the bucket. A run that
+//                  covers whole groups of kFixupGroup chunks (one bucket holding many points:
+//                  real tails have scalars that repeat) is walked a group at a time, over sums
+//                  of the groups' heads made first by one thread per group (4a).
 //  5. reduce:      bucket magnitudes [lo, lo + L) of window w per thread:
 //                  Σ m·S_m = Σ (m − lo + 1)·S_m + (lo − 1)·Σ S_m, by running sums.
 //  6. window sums: one block per window adds its segments (sum_points); the host combines
@@ -79,6 +82,11 @@ PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar
   }
 }
 
+// Chunks per group of the fix-up's walk (phase 4a). A run of L chunks takes at most
+// L / kFixupGroup + 2·kFixupGroup steps instead of L; groups cost one check each where no
+// run covers them (random scalars: runs of ~2^24 / 2^19 = 32 entries, chunks of ~800).
+constexpr std::uint32_t kFixupGroup = 32;
+
 template <class Bucket>
 struct ChunkArgs {
   using Affine = typename Bucket::Affine;
@@ -92,6 +100,7 @@ struct ChunkArgs {
   Bucket* buckets;  // W·B, written only where a run ends
   Bucket* heads;    // per chunk
   Bucket* tails;    // per chunk
+  Bucket* group_sums;  // per kFixupGroup chunks, written where group_inside_run
 };
 
 template <class Bucket>
@@ -137,6 +146,26 @@ PROOFLAB_HDI void accumulate_chunk(const ChunkArgs<Bucket>& a, std::size_t t) {
   finish(e);
 }
 
+// Whether group g's chunks all lie inside one run that began before the group and goes on past
+// it: then each of them wrote its whole sum to its head, and the group's sum is theirs.
+template <class Bucket>
+PROOFLAB_HDI bool group_inside_run(const ChunkArgs<Bucket>& a, std::size_t g) {
+  const std::size_t s = g * kFixupGroup * a.chunk, e = s + std::size_t{kFixupGroup} * a.chunk;
+  if (s == 0 || e >= a.entries) return false;
+  const std::uint32_t key = a.keys[s - 1];
+  return key != a.sentinel && a.keys[e] == key;  // sorted: every key between is this one
+}
+
+// Phase 4a for group g: the sum of its chunks' heads where group_inside_run.
+template <class Bucket>
+PROOFLAB_HDI void group_heads(const ChunkArgs<Bucket>& a, std::size_t g) {
+  if (!group_inside_run(a, g)) return;
+  const std::size_t first = g * kFixupGroup;
+  Bucket acc = a.heads[first];
+  for (std::size_t u = first + 1; u < first + kFixupGroup; ++u) acc.add(a.heads[u]);
+  a.group_sums[g] = acc;
+}
+
 // Phase 4 for chunk t: completes the run that starts in chunk t and crosses its end.
 template <class Bucket>
 PROOFLAB_HDI void fixup_chunk(const ChunkArgs<Bucket>& a, std::size_t t) {
@@ -148,10 +177,16 @@ PROOFLAB_HDI void fixup_chunk(const ChunkArgs<Bucket>& a, std::size_t t) {
   // A run that also covers this chunk's start began earlier: its owner is further left.
   if (a.keys[s] == key && s > 0 && a.keys[s - 1] == key) return;
   Bucket acc = a.tails[t];
-  for (std::size_t u = t + 1;; ++u) {
+  for (std::size_t u = t + 1;;) {  // the run reaches the start of chunk u
+    if (u % kFixupGroup == 0 && group_inside_run(a, u / kFixupGroup)) {
+      acc.add(a.group_sums[u / kFixupGroup]);  // and covers the group and the next chunk's start
+      u += kFixupGroup;
+      continue;
+    }
     acc.add(a.heads[u]);
     const std::size_t eu = (u + 1) * a.chunk;
     if (eu >= a.entries || a.keys[eu] != key) break;  // the run ends inside chunk u
+    ++u;
   }
   a.buckets[key] = acc;
 }

@@ -101,13 +101,15 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   auto buckets = scratch<Bucket>(alloc, p.bucket_count(), stream, stage);
   auto heads = scratch<Bucket>(alloc, p.chunks, stream, stage);
   auto tails = scratch<Bucket>(alloc, p.chunks, stream, stage);
+  auto groups = scratch<Bucket>(alloc, p.fixup_groups(), stream, stage);
   check_cuda(cudaMemsetAsync(buckets.get(), 0, p.bucket_count() * sizeof(Bucket), stream),
              "cudaMemsetAsync(msm buckets)");  // ZZ = 0: every bucket starts at infinity
   const ChunkArgs<Bucket> ca =
       chunk_args(p, sel ? keys1.get() : keys0.get(), sel ? vals1.get() : vals0.get(), d_bases,
-                 d_index, buckets.get(), heads.get(), tails.get());
+                 d_index, buckets.get(), heads.get(), tails.get(), groups.get());
   kernels::accumulate(ca, p.chunks, p.accumulate_min_blocks, stream);
   clock.mark();
+  kernels::group_heads(ca, p.fixup_groups(), stream);
   kernels::fixup(ca, p.chunks, stream);
   clock.mark();
   keys0.reset();
@@ -116,6 +118,7 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   vals1.reset();
   heads.reset();
   tails.reset();
+  groups.reset();
 
   auto segs = scratch<Bucket>(alloc, p.reduce_threads(), stream, stage);
   ReduceArgs<Bucket> ra{buckets.get(), p.digits.buckets, p.segment, p.segments, segs.get()};
@@ -153,7 +156,10 @@ template <class Bucket>
 Bucket sum_selected_on_device(memory::DeviceAllocator& alloc, const typename Bucket::Affine* d_bases,
                               const std::uint64_t* d_bitmap, std::size_t n, cudaStream_t stream,
                               const char* stage) {
-  constexpr std::size_t kMaxThreads = std::size_t{1} << 16;
+  // Up to 2^18 threads (one bitmap word each at 2^24 bits): ~5 waves of the G1 kernel's
+  // 3 blocks per SM on an H200, where 2^16 left 1.3 waves and a third of the GPU idle in the
+  // second one. The partial sums (≤ 48 MiB for G1) are reduced by reduce_to_one.
+  constexpr std::size_t kMaxThreads = std::size_t{1} << 18;
   const std::size_t words = (n + 63) / 64;
   const std::size_t per_thread = (words + kMaxThreads - 1) / kMaxThreads;
   const std::size_t threads = (words + per_thread - 1) / per_thread;

@@ -89,7 +89,7 @@ std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t
   const auto p = make_run_plan(n, opts);
   const std::size_t point = bucket_bytes;
   return 4 * p.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(p.entries, p.end_bit) +
-         (p.bucket_count() + 2 * p.chunks + p.reduce_threads() + p.digits.windows) * point;
+         (p.bucket_count() + 2 * p.chunks + p.fixup_groups() + p.reduce_threads() + p.digits.windows) * point;
 }
 
 }  // namespace prooflab::gpu::msm

@@ -22,6 +22,7 @@ struct RunPlan {
   unsigned accumulate_min_blocks = 0;
 
   std::size_t reduce_threads() const { return std::size_t{digits.windows} * segments; }
+  std::size_t fixup_groups() const { return (chunks + kFixupGroup - 1) / kFixupGroup; }
   std::size_t bucket_count() const { return std::size_t{digits.windows} * digits.buckets; }
 };
 
@@ -34,7 +35,7 @@ constexpr unsigned kG2DefaultAccumulateMinBlocks = 2;
 template <class Bucket>
 ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const std::uint32_t* vals,
                              const void* bases, const std::uint32_t* index, Bucket* buckets,
-                             Bucket* heads, Bucket* tails) {
+                             Bucket* heads, Bucket* tails, Bucket* group_sums) {
   ChunkArgs<Bucket> ca{};
   ca.keys = keys;
   ca.vals = vals;
@@ -46,6 +47,7 @@ ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const 
   ca.buckets = buckets;
   ca.heads = heads;
   ca.tails = tails;
+  ca.group_sums = group_sums;
   return ca;
 }
 

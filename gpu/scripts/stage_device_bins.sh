@@ -7,8 +7,10 @@ cd "$(dirname "$0")/../.."
 BUILD=${1:-build-gpu}
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang \
-    -DCMAKE_CXX_COMPILER=clang++ -DPROOFLAB_BENCH=OFF
+    -DCMAKE_CXX_COMPILER=clang++ -DPROOFLAB_BENCH=OFF -DPROOFLAB_GPU_MSM_CAP_VARIANTS=ON
 fi
+grep -q '^PROOFLAB_GPU_MSM_CAP_VARIANTS:BOOL=ON' "$BUILD/CMakeCache.txt" ||
+  echo "note: $BUILD has PROOFLAB_GPU_MSM_CAP_VARIANTS off: the benchmark skips its msm_variant acc_blocks rows" >&2
 # Every GPU test binary (tests/cpp/gpu_*_test.cpp), the benchmark and the prooflab binary
 # (batch --set backend=cuda, gpu-phase, matrix), stripped.
 TESTS=$(cd tests/cpp && ls gpu_*_test.cpp | sed 's/\.cpp$//')

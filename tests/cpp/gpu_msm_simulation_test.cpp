@@ -83,6 +83,27 @@ TEST(GpuMsmSimulation, DegenerateInputs) {
   }
 }
 
+// One scalar repeated by most of the points (real tails do this: the porep-like L tail has
+// one bucket of ~26k points per window) makes runs of hundreds of one-entry chunks, which the
+// fix-up walks a group of kFixupGroup chunks at a time over the group sums (pippenger.cuh 4a).
+// Several repeat counts and chunk sizes put the runs' ends at different places in a group.
+TEST(GpuMsmSimulation, HotBucketsSpanningFixupGroups) {
+  auto rng = test::test_rng();
+  const std::size_t n = 1100;
+  const auto bases = random_bases(n, rng);
+  const Scalar hot = random_scalar(rng);
+  for (std::size_t repeats : {640u, 1023u})
+    for (unsigned chunk : {1u, 3u}) {
+      auto scalars = random_scalars(n, rng);
+      for (std::size_t i = 0; i < repeats; ++i) scalars[(i * 7) % n] = hot;  // 7 ⟂ 1100: distinct
+      for (std::size_t i = 0; i < 40; ++i) scalars[(i * 13 + 5) % n] = small(3);
+      const gpu::msm::MsmOptions opts{.window_bits = 8, .entries_per_thread = chunk};
+      ASSERT_GE(repeats / chunk, 4u * gpu::msm::kFixupGroup) << "the runs must cover whole groups";
+      EXPECT_EQ(gpu::msm::simulate_msm(bases, scalars, opts).to_affine(), cpu_msm(bases, scalars))
+          << repeats << " repeats, chunk " << chunk << "; " << test::seed_note();
+    }
+}
+
 TEST(GpuMsmSimulation, IndexedSubset) {
   auto rng = test::test_rng();
   const auto bases = random_bases(50, rng);
