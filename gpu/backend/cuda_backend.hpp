@@ -98,6 +98,13 @@ class CudaBackend final : public prooflab::engine::Backend {
   // Largest number of tail points given to one device MSM; longer tails run in chunks so the
   // tail's device footprint stays within the H phase's (see partition_vram_bytes).
   static std::size_t tail_chunk(std::size_t domain_size);
+  // Device bytes one tail MSM of `points` points takes (its positions and scalars uploaded,
+  // or a streamed key's bases in two buffers, and the MSM's scratch): partition_bytes counts
+  // one chunk of tail_chunk(n); the three tails run at once where theirs together fit that.
+  static std::uint64_t tail_chunk_bytes(std::size_t points);
+  // Whether run_gpu_phase runs the tail MSMs of L, A and B_G1 (of these lengths, resident key)
+  // at once, on three streams: when their first chunks' bytes together fit one chunk's.
+  static bool tails_together(std::size_t domain_size, std::size_t l, std::size_t a, std::size_t b_g1);
   // Whether the key's queries stay in host memory and stream through the MSMs in batches of
   // stream_batch(n) points: when resident_key_bytes + partition_bytes(n) exceed the budget.
   // A streamed key's vectors are page-locked (cudaHostRegister) until another key replaces it

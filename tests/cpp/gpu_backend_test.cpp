@@ -32,6 +32,7 @@
 #include "harness/backend_factory.hpp"
 #include "engine_devices_util.hpp"
 #include "engine_timeline_util.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -384,6 +385,41 @@ TEST_P(CudaBackendPhase, StreamsTheKeyWhenItDoesNotFitAndStillEqualsTheCpu) {
   buffers.reset();
   EXPECT_LT(cuda.vram_used(0), key) << "the key must not have been made resident";
   EXPECT_LE(cuda.vram_peak(0), cuda.vram_budget(0));
+}
+
+// The three tail MSMs run at once on three streams where their first chunks together fit one
+// chunk's bytes (the real plans: a few percent of each query), else one after the other. A
+// plan whose every base is in its query's tail, with random scalars, takes the second way, and
+// both give the CPU backend's sums.
+TEST_P(CudaBackendPhase, TailsAtOnceOrInTurnEqualTheCpu) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  Inputs in = inputs(s, 13);
+  const std::size_t n = in.part.a.size();
+  EXPECT_TRUE(CudaBackend::tails_together(n, in.plan.l.tail_scalars.size(), in.plan.a.tail_scalars.size(),
+                                          in.plan.b_g1.tail_scalars.size()));
+  auto rng = test::test_rng();
+  const auto all_in_tail = [&](auto& q, const std::vector<curve::G1Affine>& bases) {
+    q.ones.assign(q.ones.size(), 0);
+    q.tail_bases = bases;
+    q.tail_index.resize(bases.size());
+    q.tail_scalars.resize(bases.size());
+    for (std::size_t i = 0; i < bases.size(); ++i) {
+      q.tail_index[i] = static_cast<std::uint32_t>(i);
+      q.tail_scalars[i] = field::Fr::random(rng).to_canonical();
+    }
+    q.zeros = q.num_ones = 0;
+  };
+  all_in_tail(in.plan.l, s.pk.l);
+  all_in_tail(in.plan.a, s.pk.a);
+  all_in_tail(in.plan.b_g1, s.pk.b_g1);
+  EXPECT_FALSE(CudaBackend::tails_together(n, s.pk.l.size(), s.pk.a.size(), s.pk.b_g1.size()));
+  engine::CpuBackend cpu(1, 0, 0);
+  auto cpu_buffers = cpu.stage(0, in.part, "test");
+  const auto want = cpu.run_gpu_phase(0, s.pk, *cpu_buffers, in.plan, [](trace::Stage, std::int64_t) {});
+  CudaBackend& cuda = backend();
+  auto buffers = cuda.stage(0, in.part, "test");
+  expect_same_sums(cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [](trace::Stage, std::int64_t) {}), want);
 }
 
 INSTANTIATE_TEST_SUITE_P(Circuits, CudaBackendPhase,
