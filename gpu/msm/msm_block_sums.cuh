@@ -35,17 +35,17 @@ __device__ __forceinline__ void sum_points_block(Bucket* sh, const Bucket* in, s
   if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
 }
 
-// out[t] = Σ of the selected bases of bitmap words [t·words_per_thread, …).
+// out[t] = Σ of the selected bases number [t·share, min((t+1)·share, total)) (sum_selected_share).
 template <class Bucket>
-__device__ __forceinline__ void bitmap_sum_thread(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
-                                  std::size_t n, std::size_t words_per_thread, std::size_t threads,
-                                  Bucket* out) {
+__device__ __forceinline__ void bitmap_share_thread(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
+                                                    std::size_t n, const std::uint32_t* offsets,
+                                                    std::uint32_t share, std::uint32_t total,
+                                                    std::size_t threads, Bucket* out) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t >= threads) return;
-  const std::size_t words = (n + 63) / 64;
-  const std::size_t first = t * words_per_thread;
-  const std::size_t last = first + words_per_thread < words ? first + words_per_thread : words;
-  out[t] = first < last ? sum_bitmap_range<Bucket>(bases, bitmap, n, first, last) : Bucket::infinity();
+  const std::uint64_t begin = t * std::uint64_t{share}, end = begin + share < total ? begin + share : total;
+  out[t] = sum_selected_share<Bucket>(bases, bitmap, n, offsets, (n + 63) / 64, static_cast<std::uint32_t>(begin),
+                                      static_cast<std::uint32_t>(end));
 }
 
 inline unsigned grid_for(std::size_t threads) {

@@ -1,6 +1,7 @@
 #include "gpu/msm/msm_kernels.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <stdexcept>
 #include <string>
 
@@ -55,8 +56,15 @@ __global__ void __launch_bounds__(kThreads)
 // Three blocks per SM (168 registers), as the accumulation whose mixed addition it runs.
 __global__ void __launch_bounds__(kThreads, 3)
     bitmap_sum_kernel(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
-                      std::size_t words_per_thread, std::size_t threads, Xyzz32* out) {
-  bitmap_sum_thread(bases, bitmap, n, words_per_thread, threads, out);
+                      const std::uint32_t* offsets, std::uint32_t share, std::uint32_t total,
+                      std::size_t threads, Xyzz32* out) {
+  bitmap_share_thread(bases, bitmap, n, offsets, share, total, threads, out);
+}
+
+__global__ void __launch_bounds__(256) bitmap_counts_kernel(const std::uint64_t* bitmap, std::size_t n,
+                                                            std::uint32_t* counts) {
+  const std::size_t w = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (w < (n + 63) / 64) counts[w] = popcount64(word_below_n(bitmap, n, w));
 }
 
 }  // namespace
@@ -131,11 +139,31 @@ void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std:
   check_launch("msm sum_points_kernel");
 }
 
-void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
-                std::size_t words_per_thread, std::size_t threads, Xyzz32* out, cudaStream_t stream) {
-  bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, words_per_thread,
-                                                               threads, out);
+void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* offsets,
+                std::uint32_t share, std::uint32_t total, std::size_t threads, Xyzz32* out, cudaStream_t stream) {
+  bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, offsets, share, total, threads,
+                                                               out);
   check_launch("msm bitmap_sum_kernel");
+}
+
+void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, std::uint32_t* counts, cudaStream_t stream) {
+  const std::size_t words = (n + 63) / 64;
+  bitmap_counts_kernel<<<static_cast<unsigned>((words + 255) / 256), 256, 0, stream>>>(bitmap, n, counts);
+  check_launch("msm bitmap_counts_kernel");
+}
+
+std::size_t scan_temp_bytes(std::size_t count) {
+  std::size_t bytes = 0;
+  check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<const std::uint32_t*>(nullptr),
+                                           static_cast<std::uint32_t*>(nullptr), static_cast<int>(count)),
+             "cub::DeviceScan::ExclusiveSum (temp size)");
+  return bytes;
+}
+
+void exclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::size_t count, void* temp, std::size_t temp_bytes,
+                   cudaStream_t stream) {
+  check_cuda(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, out, static_cast<int>(count), stream),
+             "cub::DeviceScan::ExclusiveSum");
 }
 
 }  // namespace prooflab::gpu::msm::kernels

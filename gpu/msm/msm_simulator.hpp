@@ -60,12 +60,28 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
   return combine_window_sums<Curve>(std::span<const Raw>(sums), p.digits.c).to_jacobian();
 }
 
+// The batch addition as sum_selected_on_device runs it: counts, prefix sums, equal shares
+// (batch_add_shares, or `share` when given), one sum_selected_share per thread.
 template <class Curve, class Bucket>
 curve::Jacobian<Curve> simulate_bitmap_sum(std::span<const curve::Affine<Curve>> bases,
-                                           std::span<const std::uint64_t> bitmap) {
-  const Bucket s = sum_bitmap_range<Bucket>(
-      reinterpret_cast<const typename Bucket::Affine*>(bases.data()), bitmap.data(), bases.size(),
-      0, bitmap.size());
+                                           std::span<const std::uint64_t> bitmap, std::uint32_t share = 0) {
+  const std::size_t n = bases.size(), words = (n + 63) / 64;
+  std::vector<std::uint32_t> offsets(words);
+  std::uint32_t total = 0;
+  for (std::size_t w = 0; w < words; ++w) {
+    offsets[w] = total;
+    total += popcount64(word_below_n(bitmap.data(), n, w));
+  }
+  BatchAddShares sh = batch_add_shares(total);
+  if (share && total) sh = {(total + share - 1) / share, share};
+  const auto* affine = reinterpret_cast<const typename Bucket::Affine*>(bases.data());
+  Bucket s = Bucket::infinity();
+  for (std::size_t t = 0; t < sh.threads; ++t) {
+    const std::uint64_t begin = t * std::uint64_t{sh.share};
+    const std::uint64_t end = std::min<std::uint64_t>(begin + sh.share, total);
+    s.add(sum_selected_share<Bucket>(affine, bitmap.data(), n, offsets.data(), words,
+                                     static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end)));
+  }
   curve::Xyzz<Curve> r;
   static_assert(sizeof r == sizeof s);
   std::memcpy(&r, &s, sizeof r);
@@ -80,8 +96,8 @@ inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
 }
 
 inline curve::G1Jacobian simulate_sum_selected(std::span<const curve::G1Affine> bases,
-                                               std::span<const std::uint64_t> bitmap) {
-  return simulate_bitmap_sum<curve::G1Curve, Xyzz32>(bases, bitmap);
+                                               std::span<const std::uint64_t> bitmap, std::uint32_t share = 0) {
+  return simulate_bitmap_sum<curve::G1Curve, Xyzz32>(bases, bitmap, share);
 }
 
 inline curve::G2Jacobian simulate_g2_msm(std::span<const curve::G2Affine> bases,

@@ -215,24 +215,57 @@ PROOFLAB_HDI void reduce_segment(const ReduceArgs<Bucket>& a, std::size_t g) {
   a.out[g] = acc;
 }
 
-// Σ bases[i] over the set bits of words [first_word, last_word) of the bitmap.
-template <class Bucket>
-PROOFLAB_HDI Bucket sum_bitmap_range(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
-                                     std::size_t n, std::size_t first_word, std::size_t last_word) {
-  Bucket acc = Bucket::infinity();
-  for (std::size_t wi = first_word; wi < last_word; ++wi) {
-    std::uint64_t bits = bitmap[wi];
-    while (bits) {
-      int b = 0;
+// The batch addition (Σ of the bases whose bit is set) in equal shares: word w's bits below n,
+// and thread t's share, the selected bases number [begin, end) in bitmap order, found from the
+// exclusive prefix sums of the words' counts (offsets[w] = selected bases before word w). Equal
+// shares keep a warp's lanes busy alike: one 64-bit word per lane left them ~80 % busy at the
+// porep-like 46 % density (a warp runs as many steps as its fullest word).
+PROOFLAB_HDI std::uint64_t word_below_n(const std::uint64_t* bitmap, std::size_t n, std::size_t w) {
+  const std::size_t first = w * 64;
+  const std::uint64_t bits = bitmap[w];
+  return first + 64 <= n ? bits : bits & ((std::uint64_t{1} << (n - first)) - 1);  // n − first in [1, 63]
+}
+
+PROOFLAB_HDI std::uint32_t popcount64(std::uint64_t x) {
 #if defined(__CUDA_ARCH__)
-      b = __ffsll(static_cast<long long>(bits)) - 1;
+  return static_cast<std::uint32_t>(__popcll(static_cast<unsigned long long>(x)));
 #else
-      b = __builtin_ctzll(bits);
+  return static_cast<std::uint32_t>(__builtin_popcountll(x));
 #endif
-      bits &= bits - 1;
-      const std::size_t i = wi * 64 + static_cast<std::size_t>(b);
-      if (i < n) acc.add_mixed(bases[i]);
+}
+
+PROOFLAB_HDI int lowest_bit(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
+template <class Bucket>
+PROOFLAB_HDI Bucket sum_selected_share(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
+                                       std::size_t n, const std::uint32_t* offsets, std::size_t words,
+                                       std::uint32_t begin, std::uint32_t end) {
+  Bucket acc = Bucket::infinity();
+  if (begin >= end) return acc;
+  std::size_t lo = 0, hi = words;  // the last word w with offsets[w] <= begin
+  while (hi - lo > 1) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (offsets[mid] <= begin) lo = mid;
+    else hi = mid;
+  }
+  std::size_t w = lo;
+  std::uint64_t bits = word_below_n(bitmap, n, w);
+  for (std::uint32_t skip = begin - offsets[w]; skip > 0; --skip) bits &= bits - 1;
+  for (std::uint32_t left = end - begin; left > 0;) {
+    if (bits == 0) {
+      bits = word_below_n(bitmap, n, ++w);
+      continue;
     }
+    const int b = lowest_bit(bits);
+    bits &= bits - 1;
+    acc.add_mixed(bases[w * 64 + static_cast<std::size_t>(b)]);
+    --left;
   }
   return acc;
 }

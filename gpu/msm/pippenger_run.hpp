@@ -6,6 +6,8 @@
 #pragma once
 
 #include <chrono>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "gpu/cuda_check.hpp"
@@ -150,22 +152,34 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   return result;
 }
 
-// Σ bases[i] over the bits set in d_bitmap (n > 0 bits): one thread per few bitmap words,
-// then the partial sums reduced on the device.
+// Σ bases[i] over the bits set in d_bitmap (n > 0 bits, n < 2^32): the words' counts and their
+// prefix sums, the total read back, then equal shares of the selected bases per thread
+// (batch_add_shares) and the partial sums reduced on the device.
 template <class Bucket>
 Bucket sum_selected_on_device(memory::DeviceAllocator& alloc, const typename Bucket::Affine* d_bases,
                               const std::uint64_t* d_bitmap, std::size_t n, cudaStream_t stream,
                               const char* stage) {
-  // Up to 2^18 threads (one bitmap word each at 2^24 bits): ~5 waves of the G1 kernel's
-  // 3 blocks per SM on an H200, where 2^16 left 1.3 waves and a third of the GPU idle in the
-  // second one. The partial sums (≤ 48 MiB for G1) are reduced by reduce_to_one.
-  constexpr std::size_t kMaxThreads = std::size_t{1} << 18;
+  if (n >= (std::size_t{1} << 32))
+    throw std::invalid_argument("gpu batch_add: " + std::to_string(n) + " bases exceed 2^32");
   const std::size_t words = (n + 63) / 64;
-  const std::size_t per_thread = (words + kMaxThreads - 1) / kMaxThreads;
-  const std::size_t threads = (words + per_thread - 1) / per_thread;
-  auto partial = scratch<Bucket>(alloc, threads, stream, stage);
-  kernels::bitmap_sum(d_bases, d_bitmap, n, per_thread, threads, partial.get(), stream);
-  return reduce_to_one(alloc, partial.get(), threads, stream, stage);
+  auto counts = scratch<std::uint32_t>(alloc, words, stream, stage);
+  auto offsets = scratch<std::uint32_t>(alloc, words, stream, stage);
+  const std::size_t temp_bytes = kernels::scan_temp_bytes(words);
+  auto temp = scratch<std::uint8_t>(alloc, temp_bytes, stream, stage);
+  kernels::bitmap_counts(d_bitmap, n, counts.get(), stream);
+  kernels::exclusive_sum(counts.get(), offsets.get(), words, temp.get(), temp_bytes, stream);
+  std::uint32_t last[2] = {0, 0};  // the last word's offset and count
+  check_cuda(cudaMemcpyAsync(&last[0], offsets.get() + words - 1, sizeof last[0], cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync(batch_add total)");
+  check_cuda(cudaMemcpyAsync(&last[1], counts.get() + words - 1, sizeof last[1], cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync(batch_add total)");
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(batch_add total)");
+  const std::uint32_t total = last[0] + last[1];
+  if (total == 0) return Bucket::infinity();
+  const BatchAddShares sh = batch_add_shares(total);
+  auto partial = scratch<Bucket>(alloc, sh.threads, stream, stage);
+  kernels::bitmap_sum(d_bases, d_bitmap, n, offsets.get(), sh.share, total, sh.threads, partial.get(), stream);
+  return reduce_to_one(alloc, partial.get(), sh.threads, stream, stage);
 }
 
 }  // namespace prooflab::gpu::msm::run_detail

@@ -80,6 +80,16 @@ RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_mi
   return r;
 }
 
+BatchAddShares batch_add_shares(std::uint32_t total) {
+  constexpr std::size_t kMaxThreads = std::size_t{1} << 18, kMinShare = 32;
+  BatchAddShares s;
+  if (total == 0) return s;
+  s.threads = std::min(kMaxThreads, (total + kMinShare - 1) / kMinShare);
+  s.share = static_cast<std::uint32_t>((total + s.threads - 1) / s.threads);
+  s.threads = (total + s.share - 1) / s.share;  // no thread without a base
+  return s;
+}
+
 std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts) {
   return scratch_bytes_for(n, opts, sizeof(Xyzz32));
 }

@@ -51,6 +51,15 @@ ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const 
   return ca;
 }
 
+// The batch addition's equal shares of `total` selected bases: `threads` threads of `share`
+// each (the last one's possibly short), up to 2^18 threads (~5 waves of 3 blocks of 128 per SM
+// on an H200) of at least 32 bases.
+struct BatchAddShares {
+  std::size_t threads = 0;
+  std::uint32_t share = 0;
+};
+BatchAddShares batch_add_shares(std::uint32_t total);
+
 // Throws std::invalid_argument for n ≥ 2^31 / W entries or a window outside [2, 24].
 // default_min_blocks: the accumulation's register cap when opts leave it 0 (G1 3, G2 2).
 RunPlan make_run_plan(std::size_t n, const MsmOptions& opts,

@@ -121,17 +121,37 @@ TEST(GpuMsmSimulation, IndexedSubset) {
         << "chunk " << chunk;
 }
 
+// The batch addition in equal shares of the selected bases: shares that start and end inside
+// a word, cross empty and full words, and a last word whose bits past n are set (ignored).
 TEST(GpuMsmSimulation, SumSelected) {
   auto rng = test::test_rng();
-  const std::size_t n = 150;
+  const std::size_t n = 400;
   const auto bases = random_bases(n, rng);
   std::vector<std::uint64_t> bitmap((n + 63) / 64);
   for (auto& w : bitmap) w = rng();
+  bitmap[1] = 0;                     // an empty word
+  bitmap[2] = ~std::uint64_t{0};     // a full one
+  bitmap[3] = std::uint64_t{1} << 63;  // one bit at its top
   bitmap.back() |= ~std::uint64_t{0} << (n % 64);  // bits past n must be ignored
   auto expected = G1Jacobian::infinity();
   for (std::size_t i = 0; i < n; ++i)
     if ((bitmap[i / 64] >> (i % 64)) & 1) expected = expected.add_mixed(bases[i]);
-  EXPECT_EQ(gpu::msm::simulate_sum_selected(bases, bitmap).to_affine(), expected.to_affine());
+  for (std::uint32_t share : {0u, 1u, 5u, 63u, 64u, 65u, 1000u})
+    EXPECT_EQ(gpu::msm::simulate_sum_selected(bases, bitmap, share).to_affine(), expected.to_affine())
+        << "share " << share;
+  const std::vector<std::uint64_t> none(bitmap.size(), 0);
+  EXPECT_TRUE(gpu::msm::simulate_sum_selected(bases, none).to_affine().is_infinity());
+}
+
+TEST(GpuMsmSimulation, BatchAddSharesCoverTheTotalInAtMost2To18Threads) {
+  for (std::uint32_t total : {1u, 31u, 32u, 33u, 1000u, 7'760'000u, 1u << 30}) {
+    const auto s = gpu::msm::batch_add_shares(total);
+    EXPECT_LE(s.threads, std::size_t{1} << 18) << total;
+    EXPECT_GE(s.threads * s.share, total) << total;
+    EXPECT_LT((s.threads - 1) * std::uint64_t{s.share}, total) << total << ": a thread without a base";
+    if (total >= 32 * (1u << 18)) EXPECT_EQ(s.threads, std::size_t{1} << 18) << total;
+  }
+  EXPECT_EQ(gpu::msm::batch_add_shares(0).threads, 0u);
 }
 
 }  // namespace
