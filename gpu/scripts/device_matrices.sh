@@ -12,7 +12,8 @@
 # build-gpu-device/ made by gpu/scripts/stage_device_bins.sh (prooflab and lib/ suffice).
 # The parameters go to /tmp/prooflab-params, which outlives a call while the machine stays
 # warm, so a second call of the same sizes skips their setup.
-# MATRIX_ARGS go to every `prooflab matrix` (e.g. MATRIX_ARGS="--reps 1" for a first look).
+# MATRIX_ARGS go to every `prooflab matrix` (e.g. MATRIX_ARGS="--reps 1" for a first look);
+# WORK (default /tmp/prooflab-matrices) is where the experiment directories are made.
 # Writes $OUT/host.txt, $OUT/<experiment>.log and $OUT/<experiment>.tar.xz (proof bundles
 # left out). Unpack here with: tar -xJf <experiment>.tar.xz -C results/<dir>/
 set -uo pipefail
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/../.."
 BIN=${BIN:-build-gpu-min}
 OUT=${OUT:-$PWD/device-out}
 PARAMS=/tmp/prooflab-params
-WORK=/tmp/prooflab-matrices
+WORK=${WORK:-/tmp/prooflab-matrices}  # another WORK runs the same experiment afresh (e.g. other binaries)
 mkdir -p "$OUT" "$PARAMS" "$WORK"
 export LD_LIBRARY_PATH="$PWD/$BIN/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 {
