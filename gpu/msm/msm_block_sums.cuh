@@ -38,13 +38,13 @@ __device__ __forceinline__ void sum_points_block(Bucket* sh, const Bucket* in, s
 // out[t] = Σ of the selected bases number [t·share, min((t+1)·share, total)) (sum_selected_share).
 template <class Bucket>
 __device__ __forceinline__ void bitmap_share_thread(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
-                                                    std::size_t n, const std::uint32_t* offsets,
+                                                    std::size_t n, const std::uint32_t* ends,
                                                     std::uint32_t share, std::uint32_t total,
                                                     std::size_t threads, Bucket* out) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t >= threads) return;
   const std::uint64_t begin = t * std::uint64_t{share}, end = begin + share < total ? begin + share : total;
-  out[t] = sum_selected_share<Bucket>(bases, bitmap, n, offsets, (n + 63) / 64, static_cast<std::uint32_t>(begin),
+  out[t] = sum_selected_share<Bucket>(bases, bitmap, n, ends, (n + 63) / 64, static_cast<std::uint32_t>(begin),
                                       static_cast<std::uint32_t>(end));
 }
 

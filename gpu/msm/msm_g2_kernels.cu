@@ -43,9 +43,9 @@ __global__ void __launch_bounds__(kThreads)
 
 __global__ void __launch_bounds__(kThreads)
     g2_bitmap_sum_kernel(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
-                         const std::uint32_t* offsets, std::uint32_t share, std::uint32_t total,
+                         const std::uint32_t* ends, std::uint32_t share, std::uint32_t total,
                          std::size_t threads, G2Xyzz32* out) {
-  bitmap_share_thread(bases, bitmap, n, offsets, share, total, threads, out);
+  bitmap_share_thread(bases, bitmap, n, ends, share, total, threads, out);
 }
 
 }  // namespace
@@ -79,9 +79,9 @@ void sum_points(const G2Xyzz32* in, std::size_t count, std::size_t per_block, st
   check_launch("msm g2_sum_points_kernel");
 }
 
-void bitmap_sum(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* offsets,
+void bitmap_sum(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
                 std::uint32_t share, std::uint32_t total, std::size_t threads, G2Xyzz32* out, cudaStream_t stream) {
-  g2_bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, offsets, share, total,
+  g2_bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total,
                                                                   threads, out);
   check_launch("msm g2_bitmap_sum_kernel");
 }

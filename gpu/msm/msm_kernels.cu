@@ -1,7 +1,6 @@
 #include "gpu/msm/msm_kernels.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 #include <stdexcept>
 #include <string>
 
@@ -56,9 +55,9 @@ __global__ void __launch_bounds__(kThreads)
 // Three blocks per SM (168 registers), as the accumulation whose mixed addition it runs.
 __global__ void __launch_bounds__(kThreads, 3)
     bitmap_sum_kernel(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
-                      const std::uint32_t* offsets, std::uint32_t share, std::uint32_t total,
+                      const std::uint32_t* ends, std::uint32_t share, std::uint32_t total,
                       std::size_t threads, Xyzz32* out) {
-  bitmap_share_thread(bases, bitmap, n, offsets, share, total, threads, out);
+  bitmap_share_thread(bases, bitmap, n, ends, share, total, threads, out);
 }
 
 __global__ void __launch_bounds__(256) bitmap_counts_kernel(const std::uint64_t* bitmap, std::size_t n,
@@ -139,9 +138,9 @@ void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std:
   check_launch("msm sum_points_kernel");
 }
 
-void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* offsets,
+void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
                 std::uint32_t share, std::uint32_t total, std::size_t threads, Xyzz32* out, cudaStream_t stream) {
-  bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, offsets, share, total, threads,
+  bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total, threads,
                                                                out);
   check_launch("msm bitmap_sum_kernel");
 }
@@ -152,18 +151,5 @@ void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, std::uint32_t* co
   check_launch("msm bitmap_counts_kernel");
 }
 
-std::size_t scan_temp_bytes(std::size_t count) {
-  std::size_t bytes = 0;
-  check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<const std::uint32_t*>(nullptr),
-                                           static_cast<std::uint32_t*>(nullptr), static_cast<int>(count)),
-             "cub::DeviceScan::ExclusiveSum (temp size)");
-  return bytes;
-}
-
-void exclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::size_t count, void* temp, std::size_t temp_bytes,
-                   cudaStream_t stream) {
-  check_cuda(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, out, static_cast<int>(count), stream),
-             "cub::DeviceScan::ExclusiveSum");
-}
 
 }  // namespace prooflab::gpu::msm::kernels

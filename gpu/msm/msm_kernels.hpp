@@ -36,13 +36,10 @@ void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t st
 void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
                 Xyzz32* out, cudaStream_t stream);
 // The batch addition in equal shares (pippenger.cuh sum_selected_share): counts[w] = the bits
-// of word w below n; offsets = their exclusive prefix sums (CUB, with scan_temp_bytes of
-// temporary storage); out[t] = Σ of the selected bases number [t·share, min((t+1)·share, total)).
+// of word w below n; ends = their inclusive prefix sums (gpu/prefix_sum.hpp); out[t] = Σ of
+// the selected bases number [t·share, min((t+1)·share, total)).
 void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, std::uint32_t* counts, cudaStream_t stream);
-std::size_t scan_temp_bytes(std::size_t count);
-void exclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::size_t count, void* temp, std::size_t temp_bytes,
-                   cudaStream_t stream);
-void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* offsets,
+void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
                 std::uint32_t share, std::uint32_t total, std::size_t threads, Xyzz32* out, cudaStream_t stream);
 
 void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned min_blocks,
@@ -52,7 +49,7 @@ void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t str
 void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, cudaStream_t stream);
 void sum_points(const G2Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
                 G2Xyzz32* out, cudaStream_t stream);
-void bitmap_sum(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* offsets,
+void bitmap_sum(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
                 std::uint32_t share, std::uint32_t total, std::size_t threads, G2Xyzz32* out, cudaStream_t stream);
 
 }  // namespace prooflab::gpu::msm::kernels

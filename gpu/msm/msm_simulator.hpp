@@ -60,18 +60,15 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
   return combine_window_sums<Curve>(std::span<const Raw>(sums), p.digits.c).to_jacobian();
 }
 
-// The batch addition as sum_selected_on_device runs it: counts, prefix sums, equal shares
+// The batch addition as sum_selected_on_device runs it: counts, inclusive sums, equal shares
 // (batch_add_shares, or `share` when given), one sum_selected_share per thread.
 template <class Curve, class Bucket>
 curve::Jacobian<Curve> simulate_bitmap_sum(std::span<const curve::Affine<Curve>> bases,
                                            std::span<const std::uint64_t> bitmap, std::uint32_t share = 0) {
   const std::size_t n = bases.size(), words = (n + 63) / 64;
-  std::vector<std::uint32_t> offsets(words);
+  std::vector<std::uint32_t> ends(words);
   std::uint32_t total = 0;
-  for (std::size_t w = 0; w < words; ++w) {
-    offsets[w] = total;
-    total += popcount64(word_below_n(bitmap.data(), n, w));
-  }
+  for (std::size_t w = 0; w < words; ++w) ends[w] = total += popcount64(word_below_n(bitmap.data(), n, w));
   BatchAddShares sh = batch_add_shares(total);
   if (share && total) sh = {(total + share - 1) / share, share};
   const auto* affine = reinterpret_cast<const typename Bucket::Affine*>(bases.data());
@@ -79,7 +76,7 @@ curve::Jacobian<Curve> simulate_bitmap_sum(std::span<const curve::Affine<Curve>>
   for (std::size_t t = 0; t < sh.threads; ++t) {
     const std::uint64_t begin = t * std::uint64_t{sh.share};
     const std::uint64_t end = std::min<std::uint64_t>(begin + sh.share, total);
-    s.add(sum_selected_share<Bucket>(affine, bitmap.data(), n, offsets.data(), words,
+    s.add(sum_selected_share<Bucket>(affine, bitmap.data(), n, ends.data(), words,
                                      static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end)));
   }
   curve::Xyzz<Curve> r;

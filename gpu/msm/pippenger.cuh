@@ -217,7 +217,7 @@ PROOFLAB_HDI void reduce_segment(const ReduceArgs<Bucket>& a, std::size_t g) {
 
 // The batch addition (Σ of the bases whose bit is set) in equal shares: word w's bits below n,
 // and thread t's share, the selected bases number [begin, end) in bitmap order, found from the
-// exclusive prefix sums of the words' counts (offsets[w] = selected bases before word w). Equal
+// inclusive prefix sums of the words' counts (ends[w] = selected bases up to word w's end). Equal
 // shares keep a warp's lanes busy alike: one 64-bit word per lane left them ~80 % busy at the
 // porep-like 46 % density (a warp runs as many steps as its fullest word).
 PROOFLAB_HDI std::uint64_t word_below_n(const std::uint64_t* bitmap, std::size_t n, std::size_t w) {
@@ -244,19 +244,19 @@ PROOFLAB_HDI int lowest_bit(std::uint64_t x) {
 
 template <class Bucket>
 PROOFLAB_HDI Bucket sum_selected_share(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
-                                       std::size_t n, const std::uint32_t* offsets, std::size_t words,
+                                       std::size_t n, const std::uint32_t* ends, std::size_t words,
                                        std::uint32_t begin, std::uint32_t end) {
   Bucket acc = Bucket::infinity();
   if (begin >= end) return acc;
-  std::size_t lo = 0, hi = words;  // the last word w with offsets[w] <= begin
-  while (hi - lo > 1) {
+  std::size_t lo = 0, hi = words - 1;  // the first word w with ends[w] > begin (begin < total)
+  while (lo < hi) {
     const std::size_t mid = (lo + hi) / 2;
-    if (offsets[mid] <= begin) lo = mid;
-    else hi = mid;
+    if (ends[mid] > begin) hi = mid;
+    else lo = mid + 1;
   }
   std::size_t w = lo;
   std::uint64_t bits = word_below_n(bitmap, n, w);
-  for (std::uint32_t skip = begin - offsets[w]; skip > 0; --skip) bits &= bits - 1;
+  for (std::uint32_t skip = begin - (ends[w] - popcount64(bits)); skip > 0; --skip) bits &= bits - 1;
   for (std::uint32_t left = end - begin; left > 0;) {
     if (bits == 0) {
       bits = word_below_n(bitmap, n, ++w);

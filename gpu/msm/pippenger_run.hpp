@@ -16,6 +16,7 @@
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_kernels.hpp"
 #include "gpu/msm/plan.hpp"
+#include "gpu/prefix_sum.hpp"
 
 namespace prooflab::gpu::msm::run_detail {
 
@@ -153,7 +154,7 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
 }
 
 // Σ bases[i] over the bits set in d_bitmap (n > 0 bits, n < 2^32): the words' counts and their
-// prefix sums, the total read back, then equal shares of the selected bases per thread
+// inclusive sums, the total read back, then equal shares of the selected bases per thread
 // (batch_add_shares) and the partial sums reduced on the device.
 template <class Bucket>
 Bucket sum_selected_on_device(memory::DeviceAllocator& alloc, const typename Bucket::Affine* d_bases,
@@ -163,22 +164,19 @@ Bucket sum_selected_on_device(memory::DeviceAllocator& alloc, const typename Buc
     throw std::invalid_argument("gpu batch_add: " + std::to_string(n) + " bases exceed 2^32");
   const std::size_t words = (n + 63) / 64;
   auto counts = scratch<std::uint32_t>(alloc, words, stream, stage);
-  auto offsets = scratch<std::uint32_t>(alloc, words, stream, stage);
-  const std::size_t temp_bytes = kernels::scan_temp_bytes(words);
+  auto ends = scratch<std::uint32_t>(alloc, words, stream, stage);
+  const std::size_t temp_bytes = inclusive_sum_temp_bytes(words);
   auto temp = scratch<std::uint8_t>(alloc, temp_bytes, stream, stage);
   kernels::bitmap_counts(d_bitmap, n, counts.get(), stream);
-  kernels::exclusive_sum(counts.get(), offsets.get(), words, temp.get(), temp_bytes, stream);
-  std::uint32_t last[2] = {0, 0};  // the last word's offset and count
-  check_cuda(cudaMemcpyAsync(&last[0], offsets.get() + words - 1, sizeof last[0], cudaMemcpyDeviceToHost, stream),
-             "cudaMemcpyAsync(batch_add total)");
-  check_cuda(cudaMemcpyAsync(&last[1], counts.get() + words - 1, sizeof last[1], cudaMemcpyDeviceToHost, stream),
+  inclusive_sum(counts.get(), ends.get(), words, temp.get(), temp_bytes, stream);
+  std::uint32_t total = 0;
+  check_cuda(cudaMemcpyAsync(&total, ends.get() + words - 1, sizeof total, cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync(batch_add total)");
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(batch_add total)");
-  const std::uint32_t total = last[0] + last[1];
   if (total == 0) return Bucket::infinity();
   const BatchAddShares sh = batch_add_shares(total);
   auto partial = scratch<Bucket>(alloc, sh.threads, stream, stage);
-  kernels::bitmap_sum(d_bases, d_bitmap, n, offsets.get(), sh.share, total, sh.threads, partial.get(), stream);
+  kernels::bitmap_sum(d_bases, d_bitmap, n, ends.get(), sh.share, total, sh.threads, partial.get(), stream);
   return reduce_to_one(alloc, partial.get(), sh.threads, stream, stage);
 }
 

@@ -5,6 +5,7 @@
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/msm_plan/plan_kernels.hpp"
+#include "gpu/prefix_sum.hpp"
 
 namespace prooflab::gpu::msm_plan {
 
@@ -16,7 +17,7 @@ void make_device_plans(memory::DeviceAllocator& alloc, const QueryView* queries,
   std::size_t temp_bytes = 1;
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t w = queries[i].words();
-    if (w) temp_bytes = std::max({temp_bytes, scan_temp_bytes(w), sum_temp_bytes(w)});
+    if (w) temp_bytes = std::max({temp_bytes, gpu::inclusive_sum_temp_bytes(w), sum_temp_bytes(w)});
   }
   DeviceBuffer<unsigned char> temp(alloc, temp_bytes, stream, stage);
   DeviceBuffer<std::uint32_t> totals(alloc, 2 * std::max<std::size_t>(count, 1), stream, stage);
@@ -37,7 +38,7 @@ void make_device_plans(memory::DeviceAllocator& alloc, const QueryView* queries,
     args.tail_count = base + 2 * w;
     launch_classify_words(args, stream);
     std::uint32_t* tail_end = base + 3 * w;
-    inclusive_sum(args.tail_count, tail_end, w, temp.get(), temp_bytes, stream);
+    gpu::inclusive_sum(args.tail_count, tail_end, w, temp.get(), temp_bytes, stream);
     sum(args.ones_count, totals.get() + 2 * i, w, temp.get(), temp_bytes, stream);
     check_cuda(cudaMemcpyAsync(totals.get() + 2 * i + 1, tail_end + w - 1, sizeof(std::uint32_t),
                                cudaMemcpyDeviceToDevice, stream),

@@ -1,5 +1,4 @@
 #include <cub/device/device_reduce.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/msm_plan/plan_kernels.hpp"
@@ -33,20 +32,6 @@ void launch_scatter_tails(const ScatterArgs& args, cudaStream_t stream) {
   if (words == 0) return;
   scatter_tails_kernel<<<blocks_for(words), kPlanThreads, 0, stream>>>(args);
   check_launch("msm_plan scatter_tails_kernel");
-}
-
-std::size_t scan_temp_bytes(std::size_t count) {
-  std::size_t bytes = 0;
-  check_cuda(cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<const std::uint32_t*>(nullptr),
-                                           static_cast<std::uint32_t*>(nullptr), static_cast<int>(count)),
-             "cub::DeviceScan::InclusiveSum (temp size)");
-  return bytes;
-}
-
-void inclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::size_t count, void* temp,
-                   std::size_t temp_bytes, cudaStream_t stream) {
-  check_cuda(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, static_cast<int>(count), stream),
-             "cub::DeviceScan::InclusiveSum");
 }
 
 std::size_t sum_temp_bytes(std::size_t count) {
