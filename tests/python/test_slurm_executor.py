@@ -110,6 +110,19 @@ def queue(cluster: slurm_cluster.SlurmCluster, job: str) -> list[tuple[int, str]
     return [(int(k), s) for k, s in (line.split("|") for line in out.split())]
 
 
+def resume_task(cluster: slurm_cluster.SlurmCluster, job: str, task: int, timeout: float = 20) -> None:
+    """Resumes a suspended array task and waits until Slurm no longer lists it SUSPENDED: a
+    resume that did not take (on a loaded machine one was seen to leave the task suspended,
+    and with --array-parallel 1 no other task then starts) is sent again."""
+    deadline = time.monotonic() + timeout
+    while True:
+        cluster.run("scontrol", "resume", f"{job}_{task}", check=False)
+        if dict(queue(cluster, job)).get(task) != "SUSPENDED":
+            return
+        assert time.monotonic() < deadline, f"task {job}_{task} still suspended {timeout} s after resuming it"
+        time.sleep(0.2)
+
+
 def wait_until_gone(cluster: slurm_cluster.SlurmCluster, job: str, timeout: float = 300) -> None:
     deadline = time.monotonic() + timeout
     while queue(cluster, job):
@@ -195,7 +208,8 @@ def test_a_cancelled_task_is_resubmitted_alone(cluster: slurm_cluster.SlurmClust
     victim, passed = None, set()
     deadline = time.monotonic() + 240
     while victim is None:
-        assert time.monotonic() < deadline, f"no task after the first was seen early in its run (late: {passed})"
+        assert time.monotonic() < deadline, (f"no task after the first was seen early in its run (late: {passed}; "
+                                             f"queue now: {queue(cluster, job)})")
         running = [k for k, s in queue(cluster, job) if s == "RUNNING" and k >= 1 and k not in passed]
         if not running:
             time.sleep(0.05)
@@ -211,11 +225,11 @@ def test_a_cancelled_task_is_resubmitted_alone(cluster: slurm_cluster.SlurmClust
             victim = k
             # Resumed, then cancelled at once: scancel of a task still suspended was seen to
             # let the run go on to the end (its SIGTERM late or lost).
-            cluster.run("scontrol", "resume", f"{job}_{victim}")
+            resume_task(cluster, job, victim)
             cluster.run("scancel", f"{job}_{victim}")
         else:
             passed.add(k)
-            cluster.run("scontrol", "resume", f"{job}_{k}", check=False)
+            resume_task(cluster, job, k)
     wait_until_gone(cluster, job)
     states = accounting(cluster, {job: 10})
     assert states[(job, victim)] == "CANCELLED"
