@@ -54,6 +54,7 @@
 #include "gpu/bench/prep_msm_case.hpp"
 #include "gpu/bench/sparse_products_case.hpp"
 #include "gpu/memory/device_allocator.hpp"
+#include "gpu/msm/fixed_base.hpp"
 #include "gpu/msm/g2_msm.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_kernels.hpp"
@@ -499,8 +500,9 @@ int main(int argc, char** argv) {
         msm::Msm engine(alloc);
         // One Fp multiplication: 4·12² + 2·12 multiply-adds (the Fr count's formula at 12 limbs).
         const double imad_per_fp_mul = 4.0 * 144 + 24;
+        // table: the fixed-base mode over it (built from the first 2^log_n bases).
         const auto msm_case = [&](const char* name, unsigned log_n, const msm::MsmOptions& mopt,
-                                  bool check) {
+                                  bool check, const msm::FixedBaseTable* table = nullptr) {
           const std::size_t n = std::size_t{1} << log_n;
           msm::MsmShape shape;
           msm::G1XyzzRaw last{};
@@ -511,19 +513,25 @@ int main(int argc, char** argv) {
             check_cuda(cudaMemcpyAsync(d_scalars.get(), pinned[rep & 1], n * 32,
                                        cudaMemcpyHostToDevice, b.stream),
                        "cudaMemcpyAsync(scalars)");
-            last = engine.run(d_bases.get(), d_scalars.get(), n, b.stream, mopt, "bench_msm", &shape);
+            last = table ? engine.run_fixed_base(*table, d_scalars.get(), b.stream, mopt, "bench_msm", &shape)
+                         : engine.run(d_bases.get(), d_scalars.get(), n, b.stream, mopt, "bench_msm", &shape);
           });
           std::ostringstream v;
           v << "c" << shape.window_bits << " W" << shape.windows << " K"
             << (shape.entries + shape.chunks - 1) / shape.chunks;
           if (mopt.accumulate_min_blocks) v << " acc_blocks" << mopt.accumulate_min_blocks;
+          if (table) v << " table " << table->windows() << "x";
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
-          const double fp_muls = madds * 10 + 2.0 * shape.windows * shape.buckets * 14;
+          const double fp_muls = madds * 10 + 2.0 * shape.bucket_sets * shape.buckets * 14;
           r.model_ms = r.model_compute_ms = fp_muls * imad_per_fp_mul / imad_rate * 1e3;
           std::ostringstream os;
           os << madds / (r.stats.median * 1e-3) / 1e9 << " G bucket-adds/s; scratch "
-             << shape.scratch_bytes / double(1 << 20) << " MiB; phases (last rep) ms:";
+             << shape.scratch_bytes / double(1 << 20) << " MiB";
+          if (table)
+            os << "; table " << msm::FixedBaseTable::bytes(n, table->window_bits()) / 1e9 << " GB built once in "
+               << table->build_ms() << " ms";
+          os << "; phases (last rep) ms:";
           for (int ph = 0; ph < msm::MsmShape::kPhases; ++ph)
             os << " " << msm::MsmShape::kPhaseNames[ph] << " " << shape.phase_ms[ph];
           if (check) {
@@ -552,6 +560,20 @@ int main(int argc, char** argv) {
           for (unsigned c : {16u, 19u})
             if (c != msm::plan_window_bits(std::size_t{1} << 22))
               msm_case("msm_variant", 22, msm::MsmOptions{c, 0, 0}, false);
+        }
+        // Fixed-base mode (a table of 2^(c·w)-multiples per query, built once): every size,
+        // and at 2^24 the widths around the planned one. One table at a time (2^24: ~18-20 GB).
+        for (unsigned k : sizes) {
+          if (k > max_log) continue;
+          const std::size_t n = std::size_t{1} << k;
+          std::vector<unsigned> widths = {msm::FixedBaseTable::planned_window_bits(n)};
+          if (!quick && k == 24)
+            for (unsigned c : {22u, 24u})
+              if (c != widths[0]) widths.push_back(c);
+          for (unsigned c : widths) {
+            const msm::FixedBaseTable table(alloc, d_bases.get(), n, c, b.stream, "bench_fixed_base_table");
+            msm_case(c == widths[0] ? "msm_fixed_base" : "msm_fixed_base_variant", k, {}, k <= 22, &table);
+          }
         }
         if (!quick && 24 <= max_log) {  // bases streamed from pinned host memory, 4 batches
           msm::G1AffineRaw* pinned_bases = nullptr;

@@ -35,7 +35,8 @@ struct MsmOptions {
 // What one call did, for the benchmark and the TIMELINE's sub-stages.
 struct MsmShape {
   unsigned window_bits = 0, windows = 0;
-  std::size_t buckets = 0;         // per window (2^(c-1))
+  std::size_t buckets = 0;         // per bucket set (2^(c-1))
+  unsigned bucket_sets = 0;        // windows, or 1 in the fixed-base mode
   std::size_t entries = 0;         // n × windows digit entries sorted
   std::size_t chunks = 0;          // accumulation threads
   std::size_t scratch_bytes = 0;   // device memory taken from the allocator
@@ -52,6 +53,8 @@ struct MsmShape {
 unsigned plan_window_bits(std::size_t n);
 // Device bytes one call for n points needs beyond bases and scalars.
 std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts = {});
+
+class FixedBaseTable;  // fixed_base.hpp
 
 class Msm {
  public:
@@ -72,6 +75,12 @@ class Msm {
                         const std::uint32_t* d_scalars, std::size_t n, cudaStream_t stream,
                         const MsmOptions& opts = {}, const char* stage = "msm",
                         MsmShape* shape = nullptr);
+
+  // Σ scalars[i]·P_i over the n = table.points() bases the table was built from (fixed-base
+  // mode, fixed_base.hpp): scalars on the device, opts.window_bits 0 or the table's.
+  G1XyzzRaw run_fixed_base(const FixedBaseTable& table, const std::uint32_t* d_scalars,
+                           cudaStream_t stream, const MsmOptions& opts = {}, const char* stage = "msm",
+                           MsmShape* shape = nullptr);
 
   // Σ scalars[i]·bases[i] with the bases in host memory, for keys that do not fit the
   // device: they go up in batches of `batch` points into two device buffers, the next batch

@@ -6,6 +6,7 @@
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/msm/core_points.hpp"
+#include "gpu/msm/fixed_base.hpp"
 
 namespace prooflab::gpu::msm {
 namespace {
@@ -70,6 +71,17 @@ curve::G1Jacobian msm_streamed(Msm& engine, std::span<const curve::G1Affine> bas
   return to_jacobian(engine.run_streamed(reinterpret_cast<const G1AffineRaw*>(bases.data()),
                                          reinterpret_cast<const std::uint32_t*>(d_scalars.get()),
                                          scalars.size(), batch, stream, {}, stage));
+}
+
+curve::G1Jacobian msm_fixed_base(Msm& engine, const FixedBaseTable& table,
+                                 std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
+                                 const MsmOptions& opts, const char* stage) {
+  if (table.points() != scalars.size())
+    throw std::invalid_argument("gpu msm: a fixed-base table of " + std::to_string(table.points()) +
+                                " points and " + std::to_string(scalars.size()) + " scalars");
+  auto d_scalars = upload(engine.allocator(), scalars, stream, stage);
+  return to_jacobian(engine.run_fixed_base(table, reinterpret_cast<const std::uint32_t*>(d_scalars.get()),
+                                           stream, opts, stage));
 }
 
 curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,

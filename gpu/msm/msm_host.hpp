@@ -71,6 +71,10 @@ curve::G1Jacobian msm_indexed(Msm& engine, const G1AffineRaw* d_bases,
                               std::span<const std::uint32_t> index,
                               std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
                               const MsmOptions& opts = {}, const char* stage = "msm");
+// Σ scalars[i]·P_i over the table's bases (fixed-base mode, Msm::run_fixed_base); scalars uploaded.
+curve::G1Jacobian msm_fixed_base(Msm& engine, const FixedBaseTable& table,
+                                 std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
+                                 const MsmOptions& opts = {}, const char* stage = "msm");
 // Bases in host memory (streamed in batches, Msm::run_streamed); scalars uploaded.
 curve::G1Jacobian msm_streamed(Msm& engine, std::span<const curve::G1Affine> bases,
                                std::span<const prooflab::msm::Scalar> scalars, std::size_t batch,

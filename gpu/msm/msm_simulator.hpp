@@ -1,9 +1,10 @@
 // Runs the device MSM's phases (pippenger.cuh) on the host, thread after thread, with the
 // kernels' own per-thread functions and the field arithmetic's emulated carry chain; the sort
 // is std::stable_sort. Tests use it to check digits, chunk boundaries, the fix-up, the
-// segmented reduction and the plan against core/msm without a GPU, for G1 (simulate_msm) and
-// G2 (simulate_g2_msm). It cannot see races (compute-sanitizer's racecheck covers those on
-// the device). Slow: small n only.
+// segmented reduction and the plan against core/msm without a GPU, for G1 (simulate_msm; the
+// fixed-base mode: simulate_fixed_base_table / simulate_fixed_base_msm) and G2
+// (simulate_g2_msm). It cannot see races (compute-sanitizer's racecheck covers those on the
+// device). Slow: small n only.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "gpu/msm/core_points.hpp"
+#include "gpu/msm/fixed_base.cuh"
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm/plan.hpp"
 
@@ -20,14 +22,15 @@ namespace prooflab::gpu::msm {
 
 // index empty: Σ scalars[i]·bases[i]; else Σ scalars[i]·bases[index[i]] (run_indexed).
 // Bucket: XyzzPoint over Curve's field; Raw: its core layout.
+// folded: bases is a fixed-base table of W·n points for opts.window_bits (fixed_base.cuh).
 template <class Curve, class Bucket, class Raw>
 curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> bases,
                                           std::span<const prooflab::msm::Scalar> scalars,
                                           const MsmOptions& opts,
-                                          std::span<const std::uint32_t> index) {
+                                          std::span<const std::uint32_t> index, bool folded = false) {
   const std::size_t n = scalars.size();
   if (n == 0) return curve::Jacobian<Curve>::infinity();
-  const RunPlan p = make_run_plan(n, opts);
+  const RunPlan p = make_run_plan(n, opts, kDefaultAccumulateMinBlocks, folded);
   std::vector<std::uint32_t> keys(p.entries), vals(p.entries);
   for (std::size_t i = 0; i < n; ++i)
     make_digits(p.digits, reinterpret_cast<const std::uint32_t*>(&scalars[i]),
@@ -51,12 +54,13 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
   std::vector<Bucket> segs(p.reduce_threads());
   const ReduceArgs<Bucket> ra{buckets.data(), p.digits.buckets, p.segment, p.segments, segs.data()};
   for (std::size_t g = 0; g < p.reduce_threads(); ++g) reduce_segment(ra, g);
-  std::vector<Raw> sums(p.digits.windows);
-  for (std::uint32_t w = 0; w < p.digits.windows; ++w) {
+  std::vector<Raw> sums(p.digits.bucket_sets());
+  for (std::uint32_t w = 0; w < p.digits.bucket_sets(); ++w) {
     Bucket acc = Bucket::infinity();
     for (std::uint32_t j = 0; j < p.segments; ++j) acc.add(segs[std::size_t{w} * p.segments + j]);
     std::memcpy(&sums[w], &acc, sizeof acc);
   }
+  if (folded) return xyzz_from_raw<Curve>(sums[0]).to_jacobian();
   return combine_window_sums<Curve>(std::span<const Raw>(sums), p.digits.c).to_jacobian();
 }
 
@@ -90,6 +94,30 @@ inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
                                       const MsmOptions& opts = {},
                                       std::span<const std::uint32_t> index = {}) {
   return simulate_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(bases, scalars, opts, index);
+}
+
+// The fixed-base table of `bases` at width c (FixedBaseTable's build: window 0 the bases, each
+// further window the previous one's 2^c-multiples by fixed_base.cuh's per-point step).
+inline std::vector<curve::G1Affine> simulate_fixed_base_table(std::span<const curve::G1Affine> bases,
+                                                             unsigned c) {
+  const std::size_t n = bases.size();
+  const unsigned windows = make_digit_plan(c, true).windows;
+  std::vector<curve::G1Affine> table(n * windows);
+  std::copy(bases.begin(), bases.end(), table.begin());
+  const auto* t = reinterpret_cast<const Affine32*>(table.data());
+  for (std::size_t e = n; e < table.size(); ++e) {
+    const Affine32 next = times_two_to<Xyzz32>(t[e - n], c);
+    std::memcpy(&table[e], &next, sizeof next);
+  }
+  return table;
+}
+
+// Σ scalars[i]·P_i through the fixed-base mode over `table` (W·n points for width c).
+inline curve::G1Jacobian simulate_fixed_base_msm(std::span<const curve::G1Affine> table,
+                                                 std::span<const prooflab::msm::Scalar> scalars, unsigned c,
+                                                 unsigned entries_per_thread = 0) {
+  return simulate_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(
+      table, scalars, {.window_bits = c, .entries_per_thread = entries_per_thread}, {}, true);
 }
 
 inline curve::G1Jacobian simulate_sum_selected(std::span<const curve::G1Affine> bases,

@@ -4,7 +4,8 @@
 //
 //  1. digits:      scalar i → W signed c-bit digits d_w in [−2^(c−1)+1, 2^(c−1)];
 //                  entry (key = w·B + |d_w| − 1, value = i | sign << 31), B = 2^(c−1);
-//                  a zero digit gets the sentinel key W·B, which sorts last.
+//                  a zero digit gets the sentinel key W·B, which sorts last. (Fixed-base
+//                  mode: key |d_w| − 1, value w·n + i; see DigitPlan.)
 //  2. sort:        entries by key (CUB radix sort on the device, std::stable_sort here):
 //                  every bucket's points become one contiguous run.
 //  3. accumulate:  thread t sums the runs inside its chunk [t·K, t·K + K) into XYZZ. A run
@@ -33,18 +34,26 @@ namespace prooflab::gpu::msm {
 
 constexpr std::uint32_t kNegBit = 0x80000000u;
 
+// Fixed-base mode (`folded`): the bases come as a table of W·n points, entry w·n + i being
+// 2^(c·w)·P_i (fixed_base.cuh). Then Σ s_i·P_i = Σ_w Σ_i d_w,i·(2^(c·w)·P_i) is a one-window
+// MSM over the table: every window's digits share one set of B buckets, an entry's value names
+// the table point w·n + i, and one reduction gives the sum (no Horner step). The additions stay
+// n·W; the reduction shrinks W-fold, which lets c grow (fewer windows) for the same work.
 struct DigitPlan {
   std::uint32_t c = 0;        // window bits
   std::uint32_t windows = 0;  // W = ceil(256 / c): W·c ≥ 256 absorbs the last carry (s < 2^255)
-  std::uint32_t buckets = 0;  // B = 2^(c−1) per window
-  PROOFLAB_HDI std::uint32_t sentinel() const { return windows * buckets; }
+  std::uint32_t buckets = 0;  // B = 2^(c−1) per bucket set
+  bool folded = false;        // fixed-base mode: one bucket set for all windows
+  PROOFLAB_HDI std::uint32_t bucket_sets() const { return folded ? 1u : windows; }
+  PROOFLAB_HDI std::uint32_t sentinel() const { return bucket_sets() * buckets; }
 };
 
-PROOFLAB_HDI DigitPlan make_digit_plan(std::uint32_t c) {
+PROOFLAB_HDI DigitPlan make_digit_plan(std::uint32_t c, bool folded = false) {
   DigitPlan p;
   p.c = c;
   p.windows = (256 + c - 1) / c;
   p.buckets = 1u << (c - 1);
+  p.folded = folded;
   return p;
 }
 
@@ -57,7 +66,8 @@ PROOFLAB_HDI std::uint32_t scalar_bits(const std::uint32_t* s, std::uint32_t pos
   return static_cast<std::uint32_t>(w >> shift) & ((1u << c) - 1);
 }
 
-// Phase 1 for scalar i: writes entry (w, i) at keys[w·n + i] / vals[w·n + i].
+// Phase 1 for scalar i: writes entry (w, i) at keys[w·n + i] / vals[w·n + i]; the value is i,
+// or in fixed-base mode the table index w·n + i.
 PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar, std::uint32_t i,
                               std::size_t n, std::uint32_t* keys, std::uint32_t* vals) {
   std::uint32_t s[8];
@@ -77,8 +87,9 @@ PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar
       carry = 0;
     }
     const std::size_t at = w * n + i;
-    keys[at] = mag == 0 ? plan.sentinel() : w * plan.buckets + (mag - 1);
-    vals[at] = i | neg;
+    const std::uint32_t set = plan.folded ? 0 : w;
+    keys[at] = mag == 0 ? plan.sentinel() : set * plan.buckets + (mag - 1);
+    vals[at] = (plan.folded ? static_cast<std::uint32_t>(at) : i) | neg;  // at < 2^31 (make_run_plan)
   }
 }
 

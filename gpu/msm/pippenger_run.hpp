@@ -2,7 +2,8 @@
 // the phases of pippenger.cuh launched in order on one stream (kernels overloaded on the
 // bucket type, msm_kernels.hpp), scratch from the budgeted allocator, the window sums
 // combined on the host with core's arithmetic (core_points.hpp). Msm (msm.cpp) runs it for
-// G1, g2_msm.cpp for G2. C++20 host code, included by those two .cpp files only.
+// G1, fixed_base.cpp for G1's fixed-base mode, g2_msm.cpp for G2. C++20 host code, included
+// by those three .cpp files only.
 #pragma once
 
 #include <chrono>
@@ -81,13 +82,14 @@ class PhaseClock {
 };
 
 // Σ scalars[i]·bases[index ? index[i] : i] for i < n (n > 0), as core's curve::Xyzz<Curve>
-// in its raw layout Raw. Bucket: XyzzPoint over Curve's field.
+// in its raw layout Raw. Bucket: XyzzPoint over Curve's field. folded: d_bases is a fixed-base
+// table of W·n points for opts.window_bits (DigitPlan; d_index must be nullptr).
 template <class Curve, class Bucket, class Raw>
 Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std::uint32_t* d_index,
                   const std::uint32_t* d_scalars, std::size_t n, cudaStream_t stream,
                   const MsmOptions& opts, unsigned default_min_blocks, const char* stage,
-                  MsmShape* shape) {
-  const RunPlan p = make_run_plan(n, opts, default_min_blocks);
+                  MsmShape* shape, bool folded = false) {
+  const RunPlan p = make_run_plan(n, opts, default_min_blocks, folded);
   const std::size_t temp_bytes = kernels::sort_temp_bytes(p.entries, p.end_bit);
   auto keys0 = scratch<std::uint32_t>(alloc, p.entries, stream, stage);
   auto keys1 = scratch<std::uint32_t>(alloc, p.entries, stream, stage);
@@ -128,17 +130,18 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   kernels::reduce(ra, p.reduce_threads(), stream);
   clock.mark();
   buckets.reset();
-  auto window_sums = scratch<Bucket>(alloc, p.digits.windows, stream, stage);
-  kernels::sum_points(segs.get(), p.reduce_threads(), p.segments, p.digits.windows,
-                      window_sums.get(), stream);
-  std::vector<Raw> host(p.digits.windows);
+  const std::uint32_t sets = p.digits.bucket_sets();
+  auto window_sums = scratch<Bucket>(alloc, sets, stream, stage);
+  kernels::sum_points(segs.get(), p.reduce_threads(), p.segments, sets, window_sums.get(), stream);
+  std::vector<Raw> host(sets);
   check_cuda(cudaMemcpyAsync(host.data(), window_sums.get(), host.size() * sizeof(Bucket),
                              cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync(msm window sums)");
   clock.mark();
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(msm)");
   const auto t_host = std::chrono::steady_clock::now();
-  const Raw result = xyzz_to_raw<Raw>(combine_window_sums<Curve>(std::span<const Raw>(host), p.digits.c));
+  const Raw result =
+      folded ? host[0] : xyzz_to_raw<Raw>(combine_window_sums<Curve>(std::span<const Raw>(host), p.digits.c));
   if (shape) {
     clock.read(shape->phase_ms, MsmShape::kPhases - 1);
     shape->phase_ms[MsmShape::kPhases - 1] =
@@ -146,9 +149,10 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
     shape->window_bits = p.digits.c;
     shape->windows = p.digits.windows;
     shape->buckets = p.digits.buckets;
+    shape->bucket_sets = p.digits.bucket_sets();
     shape->entries = p.entries;
     shape->chunks = p.chunks;
-    shape->scratch_bytes = scratch_bytes_for(n, opts, sizeof(Bucket));
+    shape->scratch_bytes = scratch_bytes_for(n, opts, sizeof(Bucket), folded);
   }
   return result;
 }

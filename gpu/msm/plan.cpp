@@ -31,20 +31,18 @@ std::size_t chunk_for(std::size_t entries) {
   return std::max(kMinChunk, (entries + kTargetChunks - 1) / kTargetChunks);
 }
 
-}  // namespace
-
-unsigned plan_window_bits(std::size_t n) {
+unsigned cheapest_window_bits(std::size_t n, bool folded, unsigned max_bits) {
   unsigned best = kMinWindowBits;
   double best_cost = std::numeric_limits<double>::infinity();
-  for (unsigned c = kMinWindowBits; c <= kMaxAutoWindowBits; ++c) {
-    const auto p = make_digit_plan(c);
+  for (unsigned c = kMinWindowBits; c <= max_bits; ++c) {
+    const auto p = make_digit_plan(c, folded);
     // The top window holds bits [c·(W−1), 255): with few of them its digits crowd into a few
     // buckets, whose runs span many chunks and are finished by one fix-up thread each.
     const int top_bits = std::max(1, 255 - static_cast<int>(c * (p.windows - 1)));
     const double top_bucket = static_cast<double>(n) / std::ldexp(1.0, top_bits - 1);
     const double walk = top_bucket / static_cast<double>(chunk_for(n * p.windows));
-    const double cost = static_cast<double>(n) * p.windows + kBucketCost * p.windows * p.buckets +
-                        kFixupStepCost * walk;
+    const double cost = static_cast<double>(n) * p.windows +
+                        kBucketCost * p.bucket_sets() * p.buckets + kFixupStepCost * walk;
     if (cost < best_cost) {
       best_cost = cost;
       best = c;
@@ -53,14 +51,22 @@ unsigned plan_window_bits(std::size_t n) {
   return best;
 }
 
-RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_min_blocks) {
+}  // namespace
+
+unsigned plan_window_bits(std::size_t n) { return cheapest_window_bits(n, false, kMaxAutoWindowBits); }
+
+unsigned plan_fixed_base_window_bits(std::size_t n) { return cheapest_window_bits(n, true, kMaxWindowBits); }
+
+RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_min_blocks, bool folded) {
+  if (folded && opts.window_bits == 0)
+    throw std::invalid_argument("gpu msm: the fixed-base mode needs the table's window_bits");
   const unsigned c = opts.window_bits ? opts.window_bits : plan_window_bits(n);
   if (c < kMinWindowBits || c > kMaxWindowBits)
     throw std::invalid_argument("gpu msm: window_bits " + std::to_string(c) + " outside [" +
                                 std::to_string(kMinWindowBits) + ", " +
                                 std::to_string(kMaxWindowBits) + "]");
   RunPlan r;
-  r.digits = make_digit_plan(c);
+  r.digits = make_digit_plan(c, folded);
   r.n = n;
   r.entries = n * r.digits.windows;
   if (n >= (std::size_t{1} << 31) || r.entries >= (std::size_t{1} << 31))
@@ -94,12 +100,12 @@ std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts) {
   return scratch_bytes_for(n, opts, sizeof(Xyzz32));
 }
 
-std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes) {
+std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes, bool folded) {
   if (n == 0) return 0;
-  const auto p = make_run_plan(n, opts);
+  const auto p = make_run_plan(n, opts, kDefaultAccumulateMinBlocks, folded);
   const std::size_t point = bucket_bytes;
   return 4 * p.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(p.entries, p.end_bit) +
-         (p.bucket_count() + 2 * p.chunks + p.fixup_groups() + p.reduce_threads() + p.digits.windows) * point;
+         (p.bucket_count() + 2 * p.chunks + p.fixup_groups() + p.reduce_threads() + p.digits.bucket_sets()) * point;
 }
 
 }  // namespace prooflab::gpu::msm

@@ -21,9 +21,9 @@ struct RunPlan {
   int end_bit = 0;           // key bits the sort looks at (the sentinel W·B included)
   unsigned accumulate_min_blocks = 0;
 
-  std::size_t reduce_threads() const { return std::size_t{digits.windows} * segments; }
+  std::size_t reduce_threads() const { return std::size_t{digits.bucket_sets()} * segments; }
   std::size_t fixup_groups() const { return (chunks + kFixupGroup - 1) / kFixupGroup; }
-  std::size_t bucket_count() const { return std::size_t{digits.windows} * digits.buckets; }
+  std::size_t bucket_count() const { return std::size_t{digits.bucket_sets()} * digits.buckets; }
 };
 
 constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 24, kMaxAutoWindowBits = 20;
@@ -62,11 +62,18 @@ BatchAddShares batch_add_shares(std::uint32_t total);
 
 // Throws std::invalid_argument for n ≥ 2^31 / W entries or a window outside [2, 24].
 // default_min_blocks: the accumulation's register cap when opts leave it 0 (G1 3, G2 2).
+// folded: fixed-base mode over a table of 2^(c·w)-multiples (DigitPlan; opts.window_bits is
+// then the table's c and must be set).
 RunPlan make_run_plan(std::size_t n, const MsmOptions& opts,
-                      unsigned default_min_blocks = kDefaultAccumulateMinBlocks);
+                      unsigned default_min_blocks = kDefaultAccumulateMinBlocks, bool folded = false);
+
+// The window width the fixed-base mode's cost model picks for n points: with one bucket set
+// the reduction is ~W times cheaper, so wider windows (fewer windows, a smaller table) win.
+unsigned plan_fixed_base_window_bits(std::size_t n);
 
 // Device bytes one call for n points needs beyond bases and scalars, for buckets of
 // `bucket_bytes` (G1 192, G2 384): scratch_bytes (msm.hpp) is this for G1.
-std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes);
+std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes,
+                              bool folded = false);
 
 }  // namespace prooflab::gpu::msm

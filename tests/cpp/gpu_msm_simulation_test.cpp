@@ -121,6 +121,79 @@ TEST(GpuMsmSimulation, IndexedSubset) {
         << "chunk " << chunk;
 }
 
+// The fixed-base table: entry w·n + i is 2^(c·w)·P_i (here from core's doublings), made by
+// the device's per-point step (doublings in XYZZ, a Fermat inversion), infinity kept.
+TEST(GpuMsmSimulation, FixedBaseTableHoldsShiftedBases) {
+  auto rng = test::test_rng();
+  auto bases = random_bases(4, rng);
+  bases.push_back(G1Affine::infinity());
+  const unsigned c = 32;  // W = 8 windows: 5 × 7 inversions on the emulated carry chain
+  const auto table = gpu::msm::simulate_fixed_base_table(bases, c);
+  const std::size_t n = bases.size(), windows = gpu::msm::make_digit_plan(c, true).windows;
+  ASSERT_EQ(table.size(), n * windows);
+  for (std::size_t i = 0; i < n; ++i) {
+    G1Jacobian p = G1Jacobian::from_affine(bases[i]);
+    for (std::size_t w = 0; w < windows; ++w) {
+      EXPECT_EQ(table[w * n + i], p.to_affine()) << "window " << w << " point " << i << "; " << test::seed_note();
+      for (unsigned k = 0; k < c; ++k) p = p.dbl();
+    }
+  }
+}
+
+// core's 2^(c·w)-multiples of the bases, laid out as the fixed-base table (fast: no inversion
+// on the emulated carry chain), for the MSM tests below.
+std::vector<G1Affine> core_shifted_table(const std::vector<G1Affine>& bases, unsigned c) {
+  const std::size_t n = bases.size(), windows = gpu::msm::make_digit_plan(c, true).windows;
+  std::vector<G1Affine> table(n * windows);
+  for (std::size_t i = 0; i < n; ++i) {
+    G1Jacobian p = G1Jacobian::from_affine(bases[i]);
+    for (std::size_t w = 0; w < windows; ++w) {
+      table[w * n + i] = p.to_affine();
+      for (unsigned k = 0; k < c; ++k) p = p.dbl();
+    }
+  }
+  return table;
+}
+
+// The fixed-base mode (one bucket set for every window, values naming table entries) against
+// core/msm: random and degenerate scalars, several widths, tiny chunks (runs across chunks),
+// and one repeated scalar whose buckets span fix-up groups.
+TEST(GpuMsmSimulation, FixedBaseMsmEqualsCore) {
+  auto rng = test::test_rng();
+  const std::size_t n = 300;
+  const auto bases = random_bases(n, rng);
+  std::vector<std::pair<const char*, std::vector<Scalar>>> cases;
+  cases.push_back({"random", random_scalars(n, rng)});
+  cases.push_back({"all zero", std::vector<Scalar>(n, small(0))});
+  cases.push_back({"r - 1", std::vector<Scalar>(n, r_minus_1())});
+  auto hot = random_scalars(n, rng);
+  for (std::size_t i = 0; i < 200; ++i) hot[(i * 7) % n] = hot[0];
+  for (std::size_t i = 0; i < 30; ++i) hot[(i * 11 + 3) % n] = small(1);
+  cases.push_back({"one scalar repeated 200 times, ones", hot});
+  for (unsigned c : {3u, 8u, 13u}) {
+    const auto table = core_shifted_table(bases, c);
+    for (const auto& [name, scalars] : cases) {
+      const auto expected = cpu_msm(bases, scalars);
+      for (unsigned chunk : {0u, 1u, 5u}) {
+        const auto got = gpu::msm::simulate_fixed_base_msm(table, scalars, c, chunk).to_affine();
+        EXPECT_EQ(got, expected) << name << ", c " << c << ", chunk " << chunk << "; got " << describe(got)
+                                 << ", want " << describe(expected) << "; " << test::seed_note();
+      }
+    }
+  }
+}
+
+TEST(GpuMsmSimulation, FixedBasePlan) {
+  // One bucket set: the cost model widens the window past the W-set plan's (20 at 2^24).
+  EXPECT_EQ(gpu::msm::plan_fixed_base_window_bits(std::size_t{1} << 24), 24u);
+  const auto p = gpu::msm::make_run_plan(1000, {.window_bits = 10}, 3, true);
+  EXPECT_EQ(p.bucket_count(), 512u);
+  EXPECT_EQ(p.digits.sentinel(), 512u);
+  EXPECT_EQ(p.reduce_threads(), p.segments);
+  EXPECT_EQ(p.entries, 1000u * 26);
+  EXPECT_THROW(gpu::msm::make_run_plan(1000, {}, 3, true), std::invalid_argument);  // no width
+}
+
 // The batch addition in equal shares of the selected bases: shares that start and end inside
 // a word, cross empty and full words, and a last word whose bits past n are set (ignored).
 TEST(GpuMsmSimulation, SumSelected) {

@@ -14,7 +14,9 @@
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/memory/device_allocator.hpp"
+#include "gpu/msm/fixed_base.hpp"
 #include "gpu/msm/msm_host.hpp"
+#include "gpu/msm/msm_simulator.hpp"
 #include "gpu/msm/plan.hpp"
 #include "gpu_msm_test_util.hpp"
 #include "gpu_test_util.hpp"
@@ -145,6 +147,49 @@ TEST_F(GpuMsm, StreamedBasesEqualResident) {
       << "batches of one point";
   EXPECT_THROW(engine.run_streamed(pinned, k, n, 0, stream_), std::invalid_argument);
   cudaFreeHost(pinned);
+}
+
+// The fixed-base table built on the device equals the simulator's (the same per-point step on
+// the host), and the fixed-base mode equals core/msm: sizes, widths (the planned one, 22, 24),
+// chunks, degenerate scalars; its scratch goes back; a width other than the table's is refused.
+TEST_F(GpuMsm, FixedBaseTableAndMsm) {
+  auto rng = test::test_rng();
+  gpu::msm::Msm engine(*alloc_);
+  {
+    const auto bases = random_bases(33, rng);
+    gpu::msm::DeviceBases d(*alloc_, bases, stream_);
+    const gpu::msm::FixedBaseTable table(*alloc_, d.data(), bases.size(), 16, stream_);
+    std::vector<G1Affine> got(bases.size() * table.windows());
+    gpu::check_cuda(cudaMemcpy(got.data(), table.data(), got.size() * sizeof(G1Affine), cudaMemcpyDeviceToHost),
+                    "cudaMemcpy(table)");
+    EXPECT_EQ(got, gpu::msm::simulate_fixed_base_table(bases, 16)) << test::seed_note();
+  }
+  for (std::size_t n : {std::size_t{1}, std::size_t{100}, (std::size_t{1} << 12) + 3, std::size_t{1} << 16}) {
+    const auto bases = random_bases(n, rng);
+    gpu::msm::DeviceBases d(*alloc_, bases, stream_);
+    std::vector<std::pair<const char*, std::vector<Scalar>>> cases;
+    cases.push_back({"random", random_scalars(n, rng)});
+    if (n == 100) {
+      cases.push_back({"all zero", std::vector<Scalar>(n, small(0))});
+      cases.push_back({"r - 1", std::vector<Scalar>(n, r_minus_1())});
+      cases.push_back({"one repeated scalar", std::vector<Scalar>(n, random_scalar(rng))});
+    }
+    for (unsigned c : {0u, 22u, 24u}) {
+      if (n > 4096 && c != 0) continue;
+      const gpu::msm::FixedBaseTable table(*alloc_, d.data(), n, c, stream_);
+      for (const auto& [name, scalars] : cases)
+        for (unsigned chunk : {0u, 3u}) {
+          const auto got =
+              gpu::msm::msm_fixed_base(engine, table, scalars, stream_, {.entries_per_thread = chunk}).to_affine();
+          EXPECT_EQ(got, cpu_msm(bases, scalars)) << name << ", n " << n << ", c " << table.window_bits()
+                                                  << ", chunk " << chunk << "; " << test::seed_note();
+        }
+      EXPECT_THROW(gpu::msm::msm_fixed_base(engine, table, cases[0].second, stream_,
+                                            {.window_bits = table.window_bits() - 1}),
+                   std::invalid_argument);
+    }
+  }
+  EXPECT_EQ(alloc_->in_use(), 0u) << "scratch or table not returned";
 }
 
 TEST_F(GpuMsm, ZeroPointsIsInfinity) {

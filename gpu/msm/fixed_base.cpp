@@ -1,0 +1,79 @@
+// FixedBaseTable (the table's build: the bases copied as window 0, then W − 1 launches of the
+// doubling kernel, each window from the one before) and Msm::run_fixed_base (pippenger_run.hpp
+// in its folded mode).
+#include "gpu/msm/fixed_base.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "gpu/cuda_check.hpp"
+#include "gpu/msm/fixed_base_kernels.hpp"
+#include "gpu/msm/msm_host.hpp"
+#include "gpu/msm/pippenger_run.hpp"
+#include "gpu/msm/plan.hpp"
+
+namespace prooflab::gpu::msm {
+namespace {
+
+// The width, checked: a valid window and W·n < 2^31 entries (the sort's and the values' limit).
+unsigned checked_window_bits(std::size_t n, unsigned window_bits) {
+  const unsigned c = window_bits ? window_bits : plan_fixed_base_window_bits(n);
+  if (c < kMinWindowBits || c > kMaxWindowBits)
+    throw std::invalid_argument("gpu fixed-base table: window_bits " + std::to_string(c) + " outside [" +
+                                std::to_string(kMinWindowBits) + ", " + std::to_string(kMaxWindowBits) + "]");
+  const unsigned windows = make_digit_plan(c, true).windows;
+  if (n * windows >= (std::size_t{1} << 31))
+    throw std::invalid_argument("gpu fixed-base table: " + std::to_string(n) + " points × " +
+                                std::to_string(windows) + " windows (c = " + std::to_string(c) +
+                                ") exceed 2^31 table entries");
+  return c;
+}
+
+}  // namespace
+
+unsigned FixedBaseTable::planned_window_bits(std::size_t n) { return checked_window_bits(n, 0); }
+
+std::size_t FixedBaseTable::bytes(std::size_t n, unsigned window_bits) {
+  const unsigned c = checked_window_bits(n, window_bits);
+  return n * make_digit_plan(c, true).windows * sizeof(G1AffineRaw);
+}
+
+FixedBaseTable::FixedBaseTable(memory::DeviceAllocator& alloc, const G1AffineRaw* d_bases, std::size_t n,
+                               unsigned window_bits, cudaStream_t stream, const char* stage)
+    : c_(checked_window_bits(n, window_bits)), windows_(make_digit_plan(c_, true).windows), n_(n) {
+  if (n == 0) return;
+  table_ = memory::DeviceBuffer<G1AffineRaw>(alloc, n * windows_, stream, stage);
+  cudaEvent_t ev[2] = {};
+  for (auto& e : ev) check_cuda(cudaEventCreate(&e), "cudaEventCreate(fixed-base table)");
+  try {
+    check_cuda(cudaEventRecord(ev[0], stream), "cudaEventRecord");
+    check_cuda(cudaMemcpyAsync(table_.get(), d_bases, n * sizeof(G1AffineRaw), cudaMemcpyDeviceToDevice, stream),
+               "cudaMemcpyAsync(fixed-base window 0)");
+    auto* t = reinterpret_cast<Affine32*>(table_.get());
+    for (unsigned w = 1; w < windows_; ++w) kernels::fixed_base_window(t + (w - 1) * n, t + w * n, n, c_, stream);
+    check_cuda(cudaEventRecord(ev[1], stream), "cudaEventRecord");
+    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(fixed-base table)");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, ev[0], ev[1]), "cudaEventElapsedTime");
+    build_ms_ = ms;
+  } catch (...) {
+    for (auto& e : ev) cudaEventDestroy(e);
+    throw;
+  }
+  for (auto& e : ev) cudaEventDestroy(e);
+}
+
+G1XyzzRaw Msm::run_fixed_base(const FixedBaseTable& table, const std::uint32_t* d_scalars, cudaStream_t stream,
+                              const MsmOptions& opts, const char* stage, MsmShape* shape) {
+  if (opts.window_bits != 0 && opts.window_bits != table.window_bits())
+    throw std::invalid_argument("gpu msm: window_bits " + std::to_string(opts.window_bits) +
+                                " differs from the fixed-base table's " + std::to_string(table.window_bits()));
+  if (table.points() == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
+  MsmOptions o = opts;
+  o.window_bits = table.window_bits();
+  return run_detail::run_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(
+      alloc_, table.data(), nullptr, d_scalars, table.points(), stream, o, kDefaultAccumulateMinBlocks, stage,
+      shape, /*folded=*/true);
+}
+
+}  // namespace prooflab::gpu::msm
