@@ -20,6 +20,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/memory/device_allocator.hpp"
 #include "gpu/memory/host_registration.hpp"
+#include "gpu/msm/fixed_base.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm_plan/device_plan.hpp"
@@ -131,6 +132,9 @@ struct ResidentKey {
   KeyId id;
   bool streamed = false;
   std::unique_ptr<msm::DeviceBases> h, l, a, b_g1;
+  // fixed_base_h = on: the H query's fixed-base table, made from h (then dropped: the table's
+  // first window is the query).
+  std::unique_ptr<msm::FixedBaseTable> h_table;
   // The G2 query, uploaded by the first run_b_g2_msm (b_g2_msm = gpu) and kept.
   std::unique_ptr<msm::G2DeviceBases> b_g2;
   // A streamed key's host vectors, page-locked (cudaHostRegister) so their uploads run at
@@ -296,7 +300,7 @@ class CudaDeviceBuffers final : public prooflab::engine::DeviceBuffers {
 };
 
 std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16::ProvingKey& pk,
-                                          bool streamed) {
+                                          bool streamed, bool fixed_base_h) {
   const KeyId id = KeyId::of(pk);
   std::lock_guard lock(d.key_mu);
   if (d.key && d.key->id == id) return d.key;
@@ -325,6 +329,11 @@ std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16:
   k->a = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.a), d.service, stage);
   k->b_g1 = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.b_g1), d.service, stage);
   check_cuda(cudaStreamSynchronize(d.service), "cudaStreamSynchronize(pk bases upload)");
+  if (fixed_base_h && !pk.h.empty()) {
+    k->h_table = std::make_unique<msm::FixedBaseTable>(*d.alloc, k->h->data(), pk.h.size(), 0, d.service,
+                                                       "pk_h_fixed_base");
+    k->h.reset();
+  }
   d.key = k;
   return k;
 }
@@ -500,7 +509,7 @@ std::array<curve::G1Jacobian, 3> run_tails(int device, Lane& lane, bool together
 
 }  // namespace
 
-CudaBackend::CudaBackend(int devices, std::uint64_t vram_limit) {
+CudaBackend::CudaBackend(int devices, std::uint64_t vram_limit, bool fixed_base_h) : fixed_base_h_(fixed_base_h) {
   int visible = 0;
   const cudaError_t err = cudaGetDeviceCount(&visible);
   if (err != cudaSuccess) {
@@ -554,7 +563,7 @@ void CudaBackend::reset_vram_peak(int device) { device_at(device).alloc->reset_p
 bool CudaBackend::streams_key(int device, const groth16::ProvingKey& pk,
                               std::size_t domain_size) const {
   // Resident matrices (sparse_products = gpu) take their share of the budget first.
-  return resident_key_bytes(pk) + partition_bytes(domain_size) +
+  return resident_key_bytes(pk, fixed_base_h_) + partition_bytes(domain_size, fixed_base_h_) +
              matrices_bytes(device_at(device)) + query_variables_bytes(device_at(device)) >
          vram_budget(device);
 }
@@ -581,18 +590,21 @@ bool CudaBackend::tails_together(std::size_t domain_size, std::size_t l, std::si
   return bytes(l) + bytes(a) + bytes(b_g1) <= tail_chunk_bytes(chunk);
 }
 
-std::uint64_t CudaBackend::resident_key_bytes(const groth16::ProvingKey& pk) {
-  return kAffineBytes * (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size());
+std::uint64_t CudaBackend::resident_key_bytes(const groth16::ProvingKey& pk, bool fixed_base_h) {
+  const std::uint64_t h = fixed_base_h && !pk.h.empty() ? msm::FixedBaseTable::bytes(pk.h.size())
+                                                        : kAffineBytes * pk.h.size();
+  return h + kAffineBytes * (pk.l.size() + pk.a.size() + pk.b_g1.size());
 }
 
-std::uint64_t CudaBackend::partition_bytes(std::size_t n) {
+std::uint64_t CudaBackend::partition_bytes(std::size_t n, bool fixed_base_h) {
   if (n < 2) n = 2;
   const std::uint64_t inputs = 3 * kFrBytes * n;  // a, b, c for the whole phase
   // H: one n-element scratch per concurrent chain when the transform takes several passes.
   const bool multi_pass = ntt::plan_shapes(log2_exact(n), ntt::PlanOptions{}).size() > 1;
   const std::uint64_t h_scratch = multi_pass ? 3 * kFrBytes * n : 0;
   // MSM of H: its scalars are h in a's memory, its bases resident.
-  const std::uint64_t msm_h = msm::scratch_bytes(n - 1);
+  const std::uint64_t msm_h =
+      fixed_base_h ? msm::fixed_base_scratch_bytes(n - 1) : msm::scratch_bytes(n - 1);
   // Batch additions: the uploaded bitmap of the largest query (≤ n bits, rounded to words).
   // msm.hpp gives no query for sum_selected's own partial sums (one point per few bitmap
   // words); they are far below the MSM of H's scratch, which bounds this phase in practice.
@@ -738,7 +750,15 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
   try {
     // Per device, once: the key's queries and the NTT tables of this size (the first phase
     // on a device pays their upload before its sub-stages start).
-    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n));
+    const bool streamed = streams_key(device, pk, n);
+    if (streamed && fixed_base_h_)
+      throw prooflab::engine::ConfigError(
+          "config key 'fixed_base_h': the key with H's fixed-base table (" +
+          std::to_string(resident_key_bytes(pk, true)) + " bytes) and a partition of 2^" +
+          std::to_string(log2_exact(n)) + " (" + std::to_string(partition_bytes(n, true)) +
+          " bytes) do not fit device " + std::to_string(device) + "'s budget of " +
+          std::to_string(vram_budget(device)) + " bytes (use fixed_base_h = off, which streams the key)");
+    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streamed, fixed_base_h_);
     const ntt::Domain& dom = domain_of(d, log2_exact(n));
     LaneLease lane(d);
 
@@ -760,7 +780,8 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
         key->streamed
             ? lane->msm->run_streamed(reinterpret_cast<const msm::G1AffineRaw*>(pk.h.data()),
                                       h_scalars, n - 1, batch, lane->stream, {}, "msm_h")
-            : lane->msm->run(key->h->data(), h_scalars, n - 1, lane->stream, {}, "msm_h"));
+        : key->h_table ? lane->msm->run_fixed_base(*key->h_table, h_scalars, lane->stream, {}, "msm_h")
+                       : lane->msm->run(key->h->data(), h_scalars, n - 1, lane->stream, {}, "msm_h"));
     if (on_substage) on_substage(trace::Stage::kNttH, micros_since(t0));
 
     t0 = std::chrono::steady_clock::now();
@@ -829,7 +850,7 @@ curve::G2Jacobian CudaBackend::run_b_g2_msm(int device, const groth16::ProvingKe
   const std::size_t n = pk.h.size() + 1;  // the domain: H has n - 1 bases
   DeviceScope scope(device);
   try {
-    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n));
+    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n), fixed_base_h_);
     if (key->streamed)
       throw std::runtime_error(
           "b_g2_msm on device " + std::to_string(device) +

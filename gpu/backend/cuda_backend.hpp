@@ -30,7 +30,11 @@ class CudaBackend final : public prooflab::engine::Backend {
   // Throws std::runtime_error (the CUDA runtime's reason) when no device is usable, and
   // prooflab::engine::ConfigError naming the key when `devices` exceeds the visible devices
   // or vram_limit exceeds a device's memory.
-  CudaBackend(int devices, std::uint64_t vram_limit);
+  // fixed_base_h (knob fixed_base_h = on): the MSM of H runs in the fixed-base mode over a
+  // table of the H query's 2^(c·w)-multiples (gpu/msm/fixed_base.hpp), built on the device by
+  // the first phase of a key and kept in the key's place (W times the H query's bytes:
+  // resident_key_bytes counts it).
+  CudaBackend(int devices, std::uint64_t vram_limit, bool fixed_base_h = false);
   ~CudaBackend() override;
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
@@ -47,10 +51,11 @@ class CudaBackend final : public prooflab::engine::Backend {
   // uploaded bases and scalars). The key's resident bases and the NTT tables are per device,
   // not per partition: they show in vram_used once the first phase has run.
   std::uint64_t partition_vram_bytes(std::size_t domain_size) const override {
-    return partition_bytes(domain_size);
+    return partition_bytes(domain_size, fixed_base_h_);
   }
-  // The same, without a device (tests, planning).
-  static std::uint64_t partition_bytes(std::size_t domain_size);
+  // The same, without a device (tests, planning); fixed_base_h: the MSM of H's scratch in the
+  // fixed-base mode instead.
+  static std::uint64_t partition_bytes(std::size_t domain_size, bool fixed_base_h = false);
 
   // With part.products_on_device (sparse_products = gpu): the system's matrices made resident
   // on the device by the first call for that system (stage r1cs_matrices, kept like the key;
@@ -115,8 +120,10 @@ class CudaBackend final : public prooflab::engine::Backend {
   // Bytes of the constraint system's matrices resident on a device (sparse_products = gpu;
   // 0 before the first partition staged there). streams_key counts them.
   std::uint64_t resident_matrices_bytes(int device) const;
-  // Bytes the proving key's G1 queries take on each device once resident.
-  static std::uint64_t resident_key_bytes(const groth16::ProvingKey& pk);
+  // Bytes the proving key's G1 queries take on each device once resident; fixed_base_h: with
+  // the H query's fixed-base table in place of the query.
+  static std::uint64_t resident_key_bytes(const groth16::ProvingKey& pk, bool fixed_base_h = false);
+  bool fixed_base_h() const { return fixed_base_h_; }
 
   struct Device;  // per-device state (cuda_backend.cpp)
 
@@ -125,6 +132,7 @@ class CudaBackend final : public prooflab::engine::Backend {
   std::unique_ptr<prooflab::engine::DeviceBuffers> stage_witness(
       int device, const groth16::SynthesizedPartition& part, const char* stage_name);
   std::vector<std::unique_ptr<Device>> devices_;
+  bool fixed_base_h_ = false;
 };
 
 }  // namespace prooflab::gpu::engine

@@ -53,6 +53,8 @@ struct MsmShape {
 unsigned plan_window_bits(std::size_t n);
 // Device bytes one call for n points needs beyond bases and scalars.
 std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts = {});
+// The same for the fixed-base mode over a table of n points built at its planned width.
+std::size_t fixed_base_scratch_bytes(std::size_t n);
 
 class FixedBaseTable;  // fixed_base.hpp
 

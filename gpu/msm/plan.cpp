@@ -100,6 +100,11 @@ std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts) {
   return scratch_bytes_for(n, opts, sizeof(Xyzz32));
 }
 
+std::size_t fixed_base_scratch_bytes(std::size_t n) {
+  if (n == 0) return 0;
+  return scratch_bytes_for(n, {.window_bits = plan_fixed_base_window_bits(n)}, sizeof(Xyzz32), true);
+}
+
 std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes, bool folded) {
   if (n == 0) return 0;
   const auto p = make_run_plan(n, opts, kDefaultAccumulateMinBlocks, folded);

@@ -97,7 +97,7 @@ void add_gpu_phase_command(CLI::App& app) {
     std::size_t constraints = 1 << 20;
     unsigned reps = 3;
     std::string out = "gpu-phase";
-    bool check = false, cupti = true, pin_uploads = false;
+    bool check = false, cupti = true, pin_uploads = false, fixed_base_h = false;
     std::uint64_t seed = 1;
     std::string vram_limit = "0";
   };
@@ -116,6 +116,9 @@ void add_gpu_phase_command(CLI::App& app) {
   cmd->add_flag("--pin-uploads", o->pin_uploads,
                 "page-lock a, b, c and the plan's bitmaps and tails before the reps (the engine's "
                 "pin_uploads = on)");
+  cmd->add_flag("--fixed-base-h", o->fixed_base_h,
+                "the MSM of H over a fixed-base table built in the warm-up (the engine's "
+                "fixed_base_h = on)");
   cmd->add_option("--seed", o->seed, "seed of the witness and the synthetic key")->capture_default_str();
   cmd->add_option("--vram-limit", o->vram_limit,
                   "device memory budget (e.g. 8GiB; 0 = the device's); a key that does not fit "
@@ -164,13 +167,14 @@ void add_gpu_phase_command(CLI::App& app) {
     describe_plan("A", plan.a, pk.a.size());
     describe_plan("B_G1", plan.b_g1, pk.b_g1.size());
 
-    gpu::engine::CudaBackend backend(1, text::parse_bytes(o->vram_limit));
+    gpu::engine::CudaBackend backend(1, text::parse_bytes(o->vram_limit), o->fixed_base_h);
     const bool streamed = backend.streams_key(0, pk, domain);
-    std::printf("key: %.2f GiB of G1 queries, %s (budget %.2f GiB, partition estimate %.2f GiB)\n",
-                gpu::engine::CudaBackend::resident_key_bytes(pk) / double(1ull << 30),
+    std::printf("key: %.2f GiB of G1 queries%s, %s (budget %.2f GiB, partition estimate %.2f GiB)\n",
+                gpu::engine::CudaBackend::resident_key_bytes(pk, o->fixed_base_h) / double(1ull << 30),
+                o->fixed_base_h ? " with H's fixed-base table" : "",
                 streamed ? "streamed from host memory in batches" : "resident on the device",
                 backend.vram_budget(0) / double(1ull << 30),
-                gpu::engine::CudaBackend::partition_bytes(domain) / double(1ull << 30));
+                gpu::engine::CudaBackend::partition_bytes(domain, o->fixed_base_h) / double(1ull << 30));
     const auto epoch = trace::monotonic_ns();
     std::unique_ptr<gpu::observe::CuptiCollector> cupti;
     if (o->cupti) {
@@ -217,6 +221,7 @@ void add_gpu_phase_command(CLI::App& app) {
     out["reps"] = o->reps;
     out["key"] = streamed ? "streamed" : "resident";
     out["pin_uploads"] = o->pin_uploads;
+    out["fixed_base_h"] = o->fixed_base_h;
     out["pinned_bytes"] = pinned ? pinned->bytes() : 0;
     out["vram_budget"] = backend.vram_budget(0);
     out["stage_ms_median"] = median(stage_ms);

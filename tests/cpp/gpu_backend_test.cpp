@@ -233,6 +233,27 @@ TEST_P(CudaBackendPhase, EqualsTheCpuBackendsSumsExactly) {
   expect_same(got2.l, want.l, "L (second phase)");
 }
 
+// fixed_base_h = on (issue 24 item 3): the MSM of H over the H query's fixed-base table gives
+// the CPU backend's sums exactly; the table (W times the query) stays in the key's place and
+// resident_key_bytes counts it; a second phase builds nothing again.
+TEST_P(CudaBackendPhase, FixedBaseHGivesTheCpuBackendsSums) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Inputs in = inputs(s, 13);
+  CudaBackend cuda(1, 0, true);
+  EXPECT_TRUE(cuda.fixed_base_h());
+  EXPECT_GT(CudaBackend::resident_key_bytes(s.pk, true), CudaBackend::resident_key_bytes(s.pk));
+  auto buffers = cuda.stage(0, in.part, "test");
+  expect_same_sums(cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [](trace::Stage, std::int64_t) {}), in.want);
+  buffers.reset();
+  const std::uint64_t resident = cuda.vram_used(0);
+  EXPECT_GE(resident, CudaBackend::resident_key_bytes(s.pk, true));
+  auto again = cuda.stage(0, in.part, "test");
+  expect_same_sums(cuda.run_gpu_phase(0, s.pk, *again, in.plan, [](trace::Stage, std::int64_t) {}), in.want);
+  again.reset();
+  EXPECT_EQ(cuda.vram_used(0), resident);
+}
+
 // sparse_products = gpu (issue 24): a partition whose a, b, c were left to the device
 // (groth16::defer_products) gives exactly the CPU path's sums; the stage holds a, b, c and the
 // witness, the phase frees the witness, the system's matrices stay resident (charged to the
