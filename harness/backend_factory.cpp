@@ -32,7 +32,8 @@ std::unique_ptr<engine::Backend> make_backend(const engine::EngineConfig& cfg) {
                                                 cfg.device_threads);
   if (cfg.backend == "cuda") {
 #ifdef PROOFLAB_HAVE_CUDA
-    return std::make_unique<gpu::engine::CudaBackend>(static_cast<int>(cfg.devices), cfg.vram_limit);
+    return std::make_unique<gpu::engine::CudaBackend>(static_cast<int>(cfg.devices), cfg.vram_limit,
+                                                      cfg.fixed_base_h);
 #else
     throw engine::ConfigError(
         "config key 'backend': 'cuda' needs a build with CUDA (nvcc was not found or "

@@ -92,6 +92,7 @@ struct EngineConfig {
   Placement sparse_products = Placement::kCpu;  // where A·w, B·w, C·w are computed
   Placement prep_msm = Placement::kCpu;         // where the MSM plan is made
   bool pin_uploads = false;  // page-lock stage()'s host inputs before the GPU lock (CUDA)
+  bool fixed_base_h = false;  // the MSM of H over a fixed-base table of the H query (CUDA)
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 

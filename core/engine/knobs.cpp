@@ -219,6 +219,11 @@ std::vector<Knob> make_table() {
                 "and with prep_msm = cpu the plan's bitmaps and tails) before the GPU lock, unlock them "
                 "after it (HOST_PIN / HOST_UNPIN)",
                 "none"),
+      bool_knob("fixed_base_h", &C::fixed_base_h,
+                "backend cuda: the MSM of H in the fixed-base mode, over a table of the H query's "
+                "2^(c·w)-multiples built on the device by a key's first GPU phase and kept in the "
+                "query's place (~11x its memory)",
+                "none: supraseal's MSM of H is a plain Pippenger over the resident query"),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,
                 "backend cuda: CUPTI activity and NVTX stage ranges into cupti.csv",

@@ -27,23 +27,32 @@ memory::DeviceBuffer<T> scratch(memory::DeviceAllocator& alloc, std::size_t coun
   return memory::DeviceBuffer<T>(alloc, count ? count : 1, s, stage);
 }
 
-// Sums `count` device points to one, in rounds of 512 per block; returns it to the host.
+// Sums `count` > 0 device points to one on the device, in rounds of 512 per block (at least
+// one round): a buffer holding the sum.
 template <class Bucket>
-Bucket reduce_to_one(memory::DeviceAllocator& alloc, const Bucket* in, std::size_t count,
-                     cudaStream_t stream, const char* stage) {
+memory::DeviceBuffer<Bucket> sum_on_device(memory::DeviceAllocator& alloc, const Bucket* in, std::size_t count,
+                                           cudaStream_t stream, const char* stage) {
   constexpr std::size_t kPerBlock = 512;
   memory::DeviceBuffer<Bucket> a;  // frees are stream-ordered: after the kernels reading them
   const Bucket* cur = in;
-  while (count > 1) {
+  do {
     const std::size_t blocks = (count + kPerBlock - 1) / kPerBlock;
     auto next = scratch<Bucket>(alloc, blocks, stream, stage);
     kernels::sum_points(cur, count, kPerBlock, blocks, next.get(), stream);
     a = std::move(next);
     cur = a.get();
     count = blocks;
-  }
+  } while (count > 1);
+  return a;
+}
+
+// The same, returned to the host.
+template <class Bucket>
+Bucket reduce_to_one(memory::DeviceAllocator& alloc, const Bucket* in, std::size_t count,
+                     cudaStream_t stream, const char* stage) {
+  const auto sum = sum_on_device(alloc, in, count, stream, stage);
   Bucket out;
-  check_cuda(cudaMemcpyAsync(&out, cur, sizeof out, cudaMemcpyDeviceToHost, stream),
+  check_cuda(cudaMemcpyAsync(&out, sum.get(), sizeof out, cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync(msm sum)");
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(msm sum)");
   return out;
@@ -130,9 +139,17 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   kernels::reduce(ra, p.reduce_threads(), stream);
   clock.mark();
   buckets.reset();
+  // One block per window adds its segments; a single bucket set (fixed-base mode: all 2^16 or
+  // so segments in one) is summed in rounds over many blocks instead (one block took 7 ms at
+  // 2^24 on the H200).
   const std::uint32_t sets = p.digits.bucket_sets();
-  auto window_sums = scratch<Bucket>(alloc, sets, stream, stage);
-  kernels::sum_points(segs.get(), p.reduce_threads(), p.segments, sets, window_sums.get(), stream);
+  memory::DeviceBuffer<Bucket> window_sums;
+  if (sets == 1) {
+    window_sums = sum_on_device(alloc, segs.get(), p.reduce_threads(), stream, stage);
+  } else {
+    window_sums = scratch<Bucket>(alloc, sets, stream, stage);
+    kernels::sum_points(segs.get(), p.reduce_threads(), p.segments, sets, window_sums.get(), stream);
+  }
   std::vector<Raw> host(sets);
   check_cuda(cudaMemcpyAsync(host.data(), window_sums.get(), host.size() * sizeof(Bucket),
                              cudaMemcpyDeviceToHost, stream),

@@ -51,6 +51,18 @@ unsigned cheapest_window_bits(std::size_t n, bool folded, unsigned max_bits) {
   return best;
 }
 
+// Points the window sums take: one per window, or with one bucket set the rounds of 512 that
+// sum its segments (pippenger_run.hpp sum_on_device), each round's output kept until the next.
+std::size_t window_sum_points(const RunPlan& p) {
+  if (p.digits.bucket_sets() > 1) return p.digits.bucket_sets();
+  std::size_t points = 0;
+  for (std::size_t count = p.reduce_threads();;) {
+    count = (count + 511) / 512;
+    points += count;
+    if (count == 1) return points;
+  }
+}
+
 }  // namespace
 
 unsigned plan_window_bits(std::size_t n) { return cheapest_window_bits(n, false, kMaxAutoWindowBits); }
@@ -110,7 +122,7 @@ std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t
   const auto p = make_run_plan(n, opts, kDefaultAccumulateMinBlocks, folded);
   const std::size_t point = bucket_bytes;
   return 4 * p.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(p.entries, p.end_bit) +
-         (p.bucket_count() + 2 * p.chunks + p.fixup_groups() + p.reduce_threads() + p.digits.bucket_sets()) * point;
+         (p.bucket_count() + 2 * p.chunks + p.fixup_groups() + p.reduce_threads() + window_sum_points(p)) * point;
 }
 
 }  // namespace prooflab::gpu::msm

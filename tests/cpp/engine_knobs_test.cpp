@@ -38,7 +38,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
-  // with the new knobs b_g2_msm, sparse_products, prep_msm and pin_uploads.
+  // with the new knobs b_g2_msm, sparse_products, prep_msm, pin_uploads and fixed_base_h.
   const nlohmann::json expected = {{"circuit", "porep-like"},
                                    {"constraints", 4096},
                                    {"partitions", 10},
@@ -66,12 +66,28 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
                                    {"sparse_products", "cpu"},
                                    {"prep_msm", "cpu"},
                                    {"pin_uploads", false},
+                                   {"fixed_base_h", false},
                                    {"record", true},
                                    {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);
   EngineConfig c;
   c.set("vram_limit", "16GiB");
   EXPECT_EQ(c.to_json()["vram_limit"], 16ull << 30);
+}
+
+// fixed_base_h = on needs the CUDA backend: validate() refuses it elsewhere, naming the key.
+TEST(EngineKnobs, FixedBaseHNeedsTheCudaBackend) {
+  EngineConfig c;
+  c.set("fixed_base_h", "on");
+  EXPECT_TRUE(c.fixed_base_h);
+  try {
+    c.validate();
+    FAIL() << "fixed_base_h = on with backend = cpu was accepted";
+  } catch (const engine::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "config: fixed_base_h = on needs backend = cuda (got backend = cpu)");
+  }
+  c.set("backend", "cuda");
+  EXPECT_NO_THROW(c.validate());
 }
 
 TEST(EngineKnobs, KeysAndJsonListEveryKnobOnceInTableOrder) {

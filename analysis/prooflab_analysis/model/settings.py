@@ -132,6 +132,8 @@ UNMODELLED: dict[str, str] = {
     "pin_uploads": "the upload is inside the calibration run's GPU phase, page-locked or not; the "
                    "locking and unlocking (HOST_PIN / HOST_UNPIN on the GPU worker, outside the lock) "
                    "are not simulated",
+    "fixed_base_h": "the MSM of H is inside the calibration run's GPU phase, in whichever mode it ran; "
+                    "the table's one-time build (in the first phase of a key) is not simulated",
     "record": "the TIMELINE's cost is inside the calibration run's stage times",
     "cupti": "CUPTI's cost is inside the calibration run's stage times",
 }
