@@ -1,6 +1,5 @@
-// FixedBaseTable (the table's build: the bases copied as window 0, then W − 1 launches of the
-// doubling kernel, each window from the one before) and Msm::run_fixed_base (pippenger_run.hpp
-// in its folded mode).
+// FixedBaseTable (the table's build: the bases copied as window 0, then one thread per point
+// makes its other windows) and Msm::run_fixed_base (pippenger_run.hpp in its folded mode).
 #include "gpu/msm/fixed_base.hpp"
 
 #include <stdexcept>
@@ -50,7 +49,7 @@ FixedBaseTable::FixedBaseTable(memory::DeviceAllocator& alloc, const G1AffineRaw
     check_cuda(cudaMemcpyAsync(table_.get(), d_bases, n * sizeof(G1AffineRaw), cudaMemcpyDeviceToDevice, stream),
                "cudaMemcpyAsync(fixed-base window 0)");
     auto* t = reinterpret_cast<Affine32*>(table_.get());
-    for (unsigned w = 1; w < windows_; ++w) kernels::fixed_base_window(t + (w - 1) * n, t + w * n, n, c_, stream);
+    kernels::fixed_base_table(t, n, c_, windows_, stream);
     check_cuda(cudaEventRecord(ev[1], stream), "cudaEventRecord");
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(fixed-base table)");
     float ms = 0;

@@ -8,17 +8,16 @@ namespace prooflab::gpu::msm::kernels {
 namespace {
 
 __global__ void __launch_bounds__(kThreads)
-    fixed_base_window_kernel(const Affine32* prev, Affine32* next, std::size_t n, std::uint32_t c) {
+    fixed_base_table_kernel(Affine32* table, std::size_t n, std::uint32_t c, std::uint32_t windows) {
   const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (i < n) next[i] = times_two_to<Xyzz32>(prev[i], c);
+  if (i < n) shifted_windows<Xyzz32>(table, n, i, c, windows);
 }
 
 }  // namespace
 
-void fixed_base_window(const Affine32* prev, Affine32* next, std::size_t n, std::uint32_t c,
-                       cudaStream_t stream) {
-  fixed_base_window_kernel<<<grid_for(n), kThreads, 0, stream>>>(prev, next, n, c);
-  check_launch("msm fixed_base_window_kernel");
+void fixed_base_table(Affine32* table, std::size_t n, std::uint32_t c, std::uint32_t windows, cudaStream_t stream) {
+  fixed_base_table_kernel<<<grid_for(n), kThreads, 0, stream>>>(table, n, c, windows);
+  check_launch("msm fixed_base_table_kernel");
 }
 
 }  // namespace prooflab::gpu::msm::kernels

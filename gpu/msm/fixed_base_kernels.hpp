@@ -10,8 +10,8 @@
 
 namespace prooflab::gpu::msm::kernels {
 
-// next[i] = 2^c·prev[i] for i < n (affine; one thread per point).
-void fixed_base_window(const Affine32* prev, Affine32* next, std::size_t n, std::uint32_t c,
-                       cudaStream_t stream);
+// Windows 1 … windows−1 of the table from window 0 (table[0, n), the bases): one thread per
+// point (fixed_base.cuh shifted_windows).
+void fixed_base_table(Affine32* table, std::size_t n, std::uint32_t c, std::uint32_t windows, cudaStream_t stream);
 
 }  // namespace prooflab::gpu::msm::kernels

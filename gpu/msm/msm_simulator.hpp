@@ -96,19 +96,16 @@ inline curve::G1Jacobian simulate_msm(std::span<const curve::G1Affine> bases,
   return simulate_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(bases, scalars, opts, index);
 }
 
-// The fixed-base table of `bases` at width c (FixedBaseTable's build: window 0 the bases, each
-// further window the previous one's 2^c-multiples by fixed_base.cuh's per-point step).
+// The fixed-base table of `bases` at width c (FixedBaseTable's build: window 0 the bases, the
+// others by fixed_base.cuh's per-point step).
 inline std::vector<curve::G1Affine> simulate_fixed_base_table(std::span<const curve::G1Affine> bases,
                                                              unsigned c) {
   const std::size_t n = bases.size();
   const unsigned windows = make_digit_plan(c, true).windows;
   std::vector<curve::G1Affine> table(n * windows);
   std::copy(bases.begin(), bases.end(), table.begin());
-  const auto* t = reinterpret_cast<const Affine32*>(table.data());
-  for (std::size_t e = n; e < table.size(); ++e) {
-    const Affine32 next = times_two_to<Xyzz32>(t[e - n], c);
-    std::memcpy(&table[e], &next, sizeof next);
-  }
+  auto* t = reinterpret_cast<Affine32*>(table.data());
+  for (std::size_t i = 0; i < n; ++i) shifted_windows<Xyzz32>(t, n, i, c, windows);
   return table;
 }
 

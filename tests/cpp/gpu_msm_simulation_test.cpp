@@ -122,12 +122,18 @@ TEST(GpuMsmSimulation, IndexedSubset) {
 }
 
 // The fixed-base table: entry w·n + i is 2^(c·w)·P_i (here from core's doublings), made by
-// the device's per-point step (doublings in XYZZ, a Fermat inversion), infinity kept.
+// the device's per-point step (doublings in XYZZ, one inversion per batch of windows: 31
+// windows here, two batches), infinity kept; a point off the curve with y = 0 doubles to
+// infinity (ZZ = 0), which must not spoil its batch's other entries.
 TEST(GpuMsmSimulation, FixedBaseTableHoldsShiftedBases) {
   auto rng = test::test_rng();
   auto bases = random_bases(4, rng);
   bases.push_back(G1Affine::infinity());
-  const unsigned c = 32;  // W = 8 windows: 5 × 7 inversions on the emulated carry chain
+  G1Affine off = bases[0];
+  off.y = decltype(off.y)::zero();
+  bases.push_back(off);
+  const unsigned c = 8;  // W = 32 windows
+  ASSERT_GT(gpu::msm::make_digit_plan(c, true).windows - 1, gpu::msm::kInversionBatch);
   const auto table = gpu::msm::simulate_fixed_base_table(bases, c);
   const std::size_t n = bases.size(), windows = gpu::msm::make_digit_plan(c, true).windows;
   ASSERT_EQ(table.size(), n * windows);
