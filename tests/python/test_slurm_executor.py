@@ -81,21 +81,31 @@ def task_pids(job: str, task: int) -> list[int]:
     return pids
 
 
+def thread_states(job: str, task: int) -> list[str]:
+    """The /proc state letter of every thread of the task's processes (empty once it has none)."""
+    states = []
+    for pid in task_pids(job, task):
+        try:
+            states += [(t / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                       for t in Path(f"/proc/{pid}/task").iterdir()]
+        except OSError:
+            continue
+    return states
+
+
+def all_stopped(states: list[str]) -> bool:
+    return all(st in ("T", "t", "Z", "X") for st in states)
+
+
 def wait_stopped(job: str, task: int, timeout: float = 10) -> bool:
     """True once every thread of the task's processes is stopped (state T), False if the
     task has no processes left; fails after `timeout`."""
     deadline = time.monotonic() + timeout
     while True:
-        states = []
-        for pid in task_pids(job, task):
-            try:
-                states += [(t / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                           for t in Path(f"/proc/{pid}/task").iterdir()]
-            except OSError:
-                continue
+        states = thread_states(job, task)
         if not states:
             return False
-        if all(st in ("T", "t", "Z", "X") for st in states):
+        if all_stopped(states):
             return True
         assert time.monotonic() < deadline, f"task {job}_{task} not stopped {timeout} s after scontrol suspend: {states}"
         time.sleep(0.01)
@@ -110,17 +120,27 @@ def queue(cluster: slurm_cluster.SlurmCluster, job: str) -> list[tuple[int, str]
     return [(int(k), s) for k, s in (line.split("|") for line in out.split())]
 
 
-def resume_task(cluster: slurm_cluster.SlurmCluster, job: str, task: int, timeout: float = 20) -> None:
-    """Resumes a suspended array task and waits until Slurm no longer lists it SUSPENDED: a
-    resume that did not take (on a loaded machine one was seen to leave the task suspended,
-    and with --array-parallel 1 no other task then starts) is sent again."""
+def resume_task(cluster: slurm_cluster.SlurmCluster, job: str, task: int, timeout: float = 30) -> None:
+    """Resumes a suspended array task and waits until it runs again: Slurm no longer lists it
+    SUSPENDED and none of its threads is stopped, both seen twice 0.3 s apart. A resume
+    that did not take is sent again: CI saw squeue list a task SUSPENDED after a resume had
+    been answered, and with --array-parallel 1 no other task then starts."""
     deadline = time.monotonic() + timeout
+    seen_running = 0
     while True:
-        cluster.run("scontrol", "resume", f"{job}_{task}", check=False)
-        if dict(queue(cluster, job)).get(task) != "SUSPENDED":
-            return
-        assert time.monotonic() < deadline, f"task {job}_{task} still suspended {timeout} s after resuming it"
-        time.sleep(0.2)
+        if seen_running == 0:
+            cluster.run("scontrol", "resume", f"{job}_{task}", check=False)
+        states = thread_states(job, task)
+        listed = dict(queue(cluster, job)).get(task)
+        if listed != "SUSPENDED" and not any(st in ("T", "t") for st in states):
+            seen_running += 1
+            if seen_running == 2 or listed is None:
+                return
+        else:
+            seen_running = 0
+        assert time.monotonic() < deadline, (f"task {job}_{task} still suspended {timeout} s after resuming it "
+                                             f"(squeue: {listed}, threads: {states})")
+        time.sleep(0.3)
 
 
 def wait_until_gone(cluster: slurm_cluster.SlurmCluster, job: str, timeout: float = 300) -> None:
@@ -210,7 +230,10 @@ def test_a_cancelled_task_is_resubmitted_alone(cluster: slurm_cluster.SlurmClust
     while victim is None:
         assert time.monotonic() < deadline, (f"no task after the first was seen early in its run (late: {passed}; "
                                              f"queue now: {queue(cluster, job)})")
-        running = [k for k, s in queue(cluster, job) if s == "RUNNING" and k >= 1 and k not in passed]
+        listed = queue(cluster, job)
+        for k in [k for k, s in listed if s == "SUSPENDED" and k in passed]:
+            resume_task(cluster, job, k)  # a task let go that Slurm lists suspended again
+        running = [k for k, s in listed if s == "RUNNING" and k >= 1 and k not in passed]
         if not running:
             time.sleep(0.05)
             continue
