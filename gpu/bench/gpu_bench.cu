@@ -207,6 +207,7 @@ std::string plan_string(unsigned log_n, const PlanOptions& given) {
   if (!opt.paired_stages) os << " single";
   os << " B" << opt.blocks_per_sm;
   if (opt.twiddle_major_min_sets != 1) os << " TM>=" << opt.twiddle_major_min_sets;
+  if (!opt.first_pass_table) os << " first-pass-built";
   return os.str();
 }
 
@@ -458,7 +459,11 @@ int main(int argc, char** argv) {
         o.twiddle_major_min_sets = min_sets;
         return o;
       };
+      // The tuned plan with the first pass building its twiddles (no first-pass table).
+      PlanOptions built_first;
+      built_first.first_pass_table = false;
       const std::vector<std::pair<unsigned, PlanOptions>> variants = {
+          {20, built_first}, {22, built_first}, {24, built_first},
           {20, with(9, 128, {}, true, true, 4)},         {20, with(10, 128, {}, true, true, 4)},
           {22, with(9, 128, {}, true, true, 4)},         {22, with(10, 128, {}, true, true, 4)},
           {24, with(11, 256, {}, false, false)},         {24, with(11, 256, {}, true, false)},

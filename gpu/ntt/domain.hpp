@@ -13,10 +13,14 @@ namespace prooflab::gpu::ntt {
 
 class Domain {
  public:
-  // Computes the tables on the host and uploads them on `stream`; returns once they are on
-  // the device. Throws std::invalid_argument for log_n outside [1, 27], DeviceOutOfMemory,
-  // CudaError.
+  // Computes the tables on the host and uploads them on `stream`, then builds the first-pass
+  // tables on the device where first_pass_table_stages(log_n) names some; returns once they
+  // are on the device. Throws std::invalid_argument for log_n outside [1, 27],
+  // DeviceOutOfMemory (stage ntt_tables), CudaError.
   Domain(unsigned log_n, memory::DeviceAllocator& alloc, cudaStream_t stream);
+
+  // The device bytes a Domain of 2^log_n takes (table_bytes() of it, before it exists).
+  static std::size_t bytes_for(unsigned log_n);
 
   unsigned log_size() const { return view_.log_n; }
   std::size_t size() const { return std::size_t{1} << view_.log_n; }

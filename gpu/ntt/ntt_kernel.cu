@@ -3,6 +3,7 @@
 // folded bit reversal). All index arithmetic lives in pass.cuh.
 #include "gpu/ntt/ntt_kernel.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 #include <string>
@@ -26,6 +27,13 @@ __global__ void __launch_bounds__(kBound, kMinBlocks)
   pass_stages<kPaired>(
       p, [&](auto&& step) { step(threadIdx.x, sh); }, [] { __syncthreads(); });
   pass_store(p, blockIdx.x, threadIdx.x, sh);
+}
+
+__global__ void first_pass_table_kernel(const PowerTable partial, std::uint32_t log_n,
+                                        std::uint32_t s, Fr32* out) {
+  const std::uint32_t n = 1u << log_n;
+  for (std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < n; g += gridDim.x * blockDim.x)
+    store_elem(out, g, first_pass_twiddle(partial, log_n, s, g));
 }
 
 using PassKernel = void (*)(PassArgs);
@@ -68,6 +76,15 @@ void launch_pass(const PassArgs& p, cudaStream_t stream) {
 
 void launch_passes(const std::vector<PassArgs>& passes, cudaStream_t stream) {
   for (const auto& p : passes) launch_pass(p, stream);
+}
+
+void launch_first_pass_table(const PowerTable& partial, unsigned log_n, unsigned s, Fr32* out,
+                             cudaStream_t stream) {
+  constexpr unsigned kThreads = 256;
+  const std::size_t n = std::size_t{1} << log_n;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, 4096));
+  first_pass_table_kernel<<<blocks, kThreads, 0, stream>>>(partial, log_n, s, out);
+  check_launch("first_pass_table_kernel");
 }
 
 }  // namespace prooflab::gpu::ntt

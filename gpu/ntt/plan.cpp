@@ -167,6 +167,10 @@ std::vector<PassArgs> make_passes(const TransformSpec& spec, const TablesView& t
     // builds its twiddles from the two-level table unless n is small).
     if (!last && opt.direct_coupling && tables.coupling.powers && p.t >= tables.coupling.log_step)
       p.coupling = tables.coupling;
+    // The first pass's twiddles read at each element's index, where the domain has them for
+    // this s (a plan with another first pass builds them).
+    if (first && !last && opt.first_pass_table && tables.first_pass.fwd && tables.first_pass.s == p.s)
+      p.first_coupling = spec.inverse ? tables.first_pass.inv : tables.first_pass.fwd;
     // At least two butterflies per thread and stage where the block is big enough.
     const unsigned butterflies = 1u << (p.log_elems() - 1);
     p.threads = std::max(1u, std::min(opt.threads, butterflies / 2));

@@ -31,6 +31,9 @@ struct PlanOptions {
   // pass_stage_pair's group order: twiddle-major (whole warps skip the multiplications by 1)
   // when the block has at least this many sets side by side, else position-major.
   unsigned twiddle_major_min_sets = 1;
+  // The first pass reads its coupling twiddles from the domain's first-pass table where the
+  // domain has one for this pass's s (TablesView::first_pass), instead of building them.
+  bool first_pass_table = true;
 };
 
 // The block shape measured fastest on the H200 for 2^log_n (results/2026-11-30-gpu-ntt-h200.md,
@@ -59,6 +62,13 @@ struct TablesView {
   const Fr32* radix_inv = nullptr;      // the same for ω^-1
   PowerTable partial_fwd, partial_inv;  // ω^e, ω^-e (e < n)
   CouplingTable coupling;               // ω^(j·2^log_step), j < 2^log_size (both directions)
+  // first_pass_twiddle(partial_fwd / partial_inv, log_n, s, g) for g < n: the coupling
+  // twiddles of a first pass of s stages, one per element (s = 0: none).
+  struct FirstPass {
+    const Fr32* fwd = nullptr;
+    const Fr32* inv = nullptr;
+    unsigned s = 0;
+  } first_pass;
   PowerTable coset;                     // g^i                 coset NTT input
   PowerTable coset_inv;                 // n^-1·g^-i           coset iNTT output
   PowerTable intt_to_coset;             // n^-1·g^i            iNTT output made coset NTT input

@@ -44,12 +44,31 @@ HostTables::Pair append_two_level(std::vector<Fr32>& out, unsigned log_n, unsign
 
 }  // namespace
 
-HostTables build_tables(unsigned log_n, unsigned coupling_log_size) {
+std::size_t table_elements(unsigned log_n, unsigned coupling_log_size) {
+  const unsigned radix_log = log_n < kMaxLogBlockElems ? log_n : kMaxLogBlockElems;
+  const unsigned split = (log_n + 1) / 2;
+  const std::size_t pair = (std::size_t{1} << split) + (std::size_t{1} << (log_n - split));
+  constexpr std::size_t kPairs = 7;  // partial ×2, coset, coset_inv, intt_to_coset, h_final ×2
+  return 2 * (std::size_t{1} << (radix_log - 1)) + kPairs * pair +
+         (std::size_t{1} << std::min(log_n, coupling_log_size));
+}
+
+unsigned first_pass_table_stages(unsigned log_n) {
+  // Up to 2^kCouplingLogSize the direct coupling table serves the first pass already.
+  if (log_n <= kCouplingLogSize || log_n > kFirstPassTableMaxLog) return 0;
+  const auto shapes = plan_shapes(log_n, PlanOptions{});
+  return shapes.size() > 1 ? shapes.front().s : 0;
+}
+
+HostTables build_tables(unsigned log_n, unsigned coupling_log_size, unsigned first_pass_s) {
   if (log_n < 1 || log_n > kMaxLogN)
     throw std::invalid_argument("gpu ntt tables: log n = " + std::to_string(log_n) +
                                 " outside [1, " + std::to_string(kMaxLogN) + "]");
   if (coupling_log_size < 1)
     throw std::invalid_argument("gpu ntt tables: coupling_log_size must be at least 1");
+  if (first_pass_s >= log_n)
+    throw std::invalid_argument("gpu ntt tables: a first pass of " + std::to_string(first_pass_s) +
+                                " stages leaves no pass after it at log n = " + std::to_string(log_n));
   HostTables t;
   t.log_n = log_n;
   t.radix_log = log_n < kMaxLogBlockElems ? log_n : kMaxLogBlockElems;
@@ -85,6 +104,21 @@ HostTables build_tables(unsigned log_n, unsigned coupling_log_size) {
   t.h_final = append_two_level(t.data, log_n, t.split, g_inv, n_inv * z_inv);
   t.h_final_canonical = append_two_level(t.data, log_n, t.split, g_inv, n_inv * z_inv * r_inv);
   t.n_inv = to_device(n_inv);
+  if (t.data.size() != table_elements(log_n, coupling_log_size))
+    throw std::logic_error("gpu ntt tables: table_elements disagrees with build_tables");
+  if (first_pass_s) {
+    const TablesView v = t.view(t.data.data());  // partial tables: computed above
+    const std::size_t n = std::size_t{1} << log_n;
+    std::vector<Fr32> first(2 * n);
+    for (std::uint32_t g = 0; g < n; ++g) {
+      first[g] = first_pass_twiddle(v.partial_fwd, log_n, first_pass_s, g);
+      first[n + g] = first_pass_twiddle(v.partial_inv, log_n, first_pass_s, g);
+    }
+    t.first_pass_s = first_pass_s;
+    t.first_fwd = t.data.size();
+    t.first_inv = t.first_fwd + n;
+    t.data.insert(t.data.end(), first.begin(), first.end());
+  }
   return t;
 }
 
@@ -104,6 +138,7 @@ TablesView HostTables::view(const Fr32* base) const {
   v.h_final = pt(h_final);
   v.h_final_canonical = pt(h_final_canonical);
   v.n_inv = n_inv;
+  if (first_pass_s) v.first_pass = {base + first_fwd, base + first_inv, first_pass_s};
   return v;
 }
 

@@ -117,8 +117,9 @@ std::string plan_name(const PlanOptions& o) {
 // ---- host simulation of the kernels (no GPU) ----
 
 std::vector<Fr> simulate(Transform kind, const std::vector<Fr>& v, unsigned log_n, Order order,
-                         const PlanOptions& opt, unsigned coupling_log_size = gntt::kCouplingLogSize) {
-  const auto tables = gntt::build_tables(log_n, coupling_log_size);
+                         const PlanOptions& opt, unsigned coupling_log_size = gntt::kCouplingLogSize,
+                         unsigned first_pass_s = 0) {
+  const auto tables = gntt::build_tables(log_n, coupling_log_size, first_pass_s);
   const auto view = tables.view(tables.data.data());
   auto data = as_dev(v);
   std::vector<Fr32> work(v.size());
@@ -203,6 +204,81 @@ TEST(GpuNttSimulation, DirectCouplingTableIsUsedWhereItReaches) {
   EXPECT_LT(gntt::estimate_cost(passes).fr_muls, gntt::estimate_cost(two_level).fr_muls);
 }
 
+// The first-pass table (each element's coupling twiddle read at its own index) serves a first
+// pass of the s it was built for, forward and inverse, with any input mode, and is left alone
+// by a plan whose first pass has another s; every result equals the CPU's. A direct coupling
+// table of 2^4 entries (kL) keeps the first pass from reaching it, as at 2^24 with 2^18.
+TEST(GpuNttSimulation, FirstPassTableMatchesCpu) {
+  constexpr unsigned kL = 4;
+  const unsigned log_n = prooflab::test::kSlowBuild ? 10 : 13;
+  const EvaluationDomain d(log_n);
+  const auto v = random_vector(d.size(), 21);
+  const std::vector<std::vector<unsigned>> splits = {{3, log_n - 3}, {4, 3, log_n - 7}, {1, log_n - 2, 1}};
+  for (const auto& stages : splits) {
+    const unsigned s = stages.front();
+    const auto tables = gntt::build_tables(log_n, kL, s);
+    const auto view = tables.view(tables.data.data());
+    for (bool paired : {false, true}) {
+      const PlanOptions plan{12, 32, stages, true, paired};
+      std::vector<Fr32> buf(1);
+      const auto passes = gntt::make_passes(gntt::inverse_spec(view), view,
+                                            {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, plan);
+      EXPECT_EQ(passes[0].first_coupling, view.first_pass.inv) << plan_name(plan);
+      EXPECT_EQ(passes[1].first_coupling, nullptr);
+      PlanOptions off = plan;
+      off.first_pass_table = false;
+      const auto built = gntt::make_passes(gntt::inverse_spec(view), view,
+                                           {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, off);
+      EXPECT_EQ(built[0].first_coupling, nullptr);
+      EXPECT_LT(gntt::estimate_cost(passes).fr_muls, gntt::estimate_cost(built).fr_muls);
+      for (Transform kind : kKinds)
+        EXPECT_SAME_VECTOR(simulate(kind, v, log_n, Order::kNatural, plan, kL, s),
+                           cpu_transform(kind, v, d),
+                           std::string(gntt::transform_name(kind)) + " first pass " + std::to_string(s) +
+                               " " + plan_name(plan));
+    }
+    // A plan whose first pass has another s builds its twiddles.
+    std::vector<Fr32> buf(1);
+    const PlanOptions other{12, 32, {s + 1, log_n - s - 1}};
+    EXPECT_EQ(gntt::make_passes(gntt::forward_spec(view), view,
+                                {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, other)[0]
+                  .first_coupling,
+              nullptr);
+  }
+  // Groth16's H: the first passes load a·b - c or scale by a table.
+  const std::size_t n = d.size();
+  auto a = random_vector(n, 1), b = random_vector(n, 2), c = random_vector(n, 3);
+  const auto tables = gntt::build_tables(log_n, kL, 5);
+  const auto t = tables.view(tables.data.data());
+  const PlanOptions plan{12, 32, {5, log_n - 5}};
+  auto da = as_dev(a), db = as_dev(b), dc = as_dev(c);
+  std::vector<Fr32> work(n);
+  for (auto* x : {&da, &db, &dc}) {
+    gntt::simulate_passes(gntt::make_passes(gntt::h_to_coset_inverse_spec(t), t,
+                                            {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
+    gntt::simulate_passes(gntt::make_passes(gntt::forward_spec(t), t,
+                                            {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
+  }
+  gntt::simulate_passes(gntt::make_passes(gntt::h_final_spec(t, true), t,
+                                          {da.data(), db.data(), dc.data(), db.data(), da.data()}, plan));
+  const auto expect = prooflab::groth16::compute_h(a, b, c, pool());
+  EXPECT_EQ(0, std::memcmp(da.data(), expect.data(), (n - 1) * sizeof(Fr32))) << "compute_h, first pass 5";
+}
+
+// Which sizes a Domain builds first-pass tables for, and what they cost.
+TEST(GpuNttSimulation, FirstPassTablesForTheTunedMultiPassSizes) {
+  EXPECT_EQ(gntt::first_pass_table_stages(11), 0u);  // one pass
+  EXPECT_EQ(gntt::first_pass_table_stages(18), 0u);  // the direct coupling table reaches t = 0
+  EXPECT_EQ(gntt::first_pass_table_stages(24), 8u);  // 8 + 8 + 8
+  EXPECT_EQ(gntt::first_pass_table_stages(20), 7u);  // 7 + 7 + 6
+  EXPECT_EQ(gntt::first_pass_table_stages(25), 0u);  // above kFirstPassTableMaxLog
+  EXPECT_EQ(gntt::Domain::bytes_for(24), (gntt::table_elements(24) + (std::size_t{2} << 24)) * sizeof(Fr32));
+  EXPECT_EQ(gntt::Domain::bytes_for(26), gntt::table_elements(26) * sizeof(Fr32));
+  for (unsigned k : {1u, 5u, 13u, 24u})
+    EXPECT_EQ(gntt::build_tables(k).data.size(), gntt::table_elements(k)) << k;
+  EXPECT_THROW(gntt::build_tables(10, gntt::kCouplingLogSize, 10), std::invalid_argument);
+}
+
 TEST(GpuNttSimulation, ComputeHMatchesCpu) {
   for (unsigned log_n : {1u, 4u, 10u, 12u}) {
     for (const auto& plan : {PlanOptions{}, PlanOptions{5, 4, {}}}) {
@@ -284,6 +360,18 @@ class GpuNtt : public ::testing::TestWithParam<unsigned> {
   std::unique_ptr<DeviceAllocator> alloc_;
   cudaStream_t stream_ = nullptr;
 };
+
+TEST_P(GpuNtt, FirstPassTableEqualsTheHosts) {
+  const gntt::Domain dom(log_n(), *alloc_, stream_);
+  const auto& fp = dom.tables().first_pass;
+  EXPECT_EQ(fp.s, gntt::first_pass_table_stages(log_n()));
+  EXPECT_EQ(dom.table_bytes(), gntt::Domain::bytes_for(log_n()));
+  if (!fp.s) GTEST_SKIP() << "2^" << log_n() << ": no first-pass table (one pass, the direct table reaches, or above 2^24)";
+  if (log_n() > 20) GTEST_SKIP() << "the host's emulated build of 2^" << log_n() << " entries is slow";
+  const auto host = gntt::build_tables(log_n(), gntt::kCouplingLogSize, fp.s);
+  EXPECT_EQ(0, std::memcmp(get(fp.fwd).data(), host.data.data() + host.first_fwd, n() * sizeof(Fr32))) << "forward";
+  EXPECT_EQ(0, std::memcmp(get(fp.inv).data(), host.data.data() + host.first_inv, n() * sizeof(Fr32))) << "inverse";
+}
 
 TEST_P(GpuNtt, EveryTransformMatchesCpu) {
   const gntt::Domain dom(log_n(), *alloc_, stream_);
@@ -438,7 +526,7 @@ TEST(GpuMemory, ComputeHOverBudgetFailsInItsStage) {
   const unsigned log_n = 16;
   const std::size_t n = std::size_t{1} << log_n;
   // Tables and a, b, c fit; the 3n elements of concurrent scratch do not.
-  DeviceAllocator alloc(std::uint64_t{5} * n * sizeof(Fr32));
+  DeviceAllocator alloc(gntt::Domain::bytes_for(log_n) + std::uint64_t{5} * n * sizeof(Fr32));
   const gntt::Domain dom(log_n, alloc, s);
   DeviceBuffer<Fr32> a(alloc, n, s, "a"), b(alloc, n, s, "b"), c(alloc, n, s, "c");
   gntt::HComputer hc(alloc);
