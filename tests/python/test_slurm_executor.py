@@ -120,27 +120,30 @@ def queue(cluster: slurm_cluster.SlurmCluster, job: str) -> list[tuple[int, str]
     return [(int(k), s) for k, s in (line.split("|") for line in out.split())]
 
 
-def resume_task(cluster: slurm_cluster.SlurmCluster, job: str, task: int, timeout: float = 30) -> None:
-    """Resumes a suspended array task and waits until it runs again: Slurm no longer lists it
-    SUSPENDED and none of its threads is stopped, both seen twice 0.3 s apart. A resume
+def resume_task(cluster: slurm_cluster.SlurmCluster, job: str, task: int, settle: bool = True,
+                timeout: float = 30) -> None:
+    """Resumes a suspended array task and waits until Slurm no longer lists it SUSPENDED; with
+    `settle`, also until none of its threads is stopped, both seen twice 0.3 s apart. A resume
     that did not take is sent again: CI saw squeue list a task SUSPENDED after a resume had
-    been answered, and with --array-parallel 1 no other task then starts."""
+    been answered, and with --array-parallel 1 no other task then starts. Without `settle` (a
+    task about to be cancelled) it returns at the first sight of the task not SUSPENDED, so
+    that the run gets no time to go on."""
     deadline = time.monotonic() + timeout
     seen_running = 0
     while True:
         if seen_running == 0:
             cluster.run("scontrol", "resume", f"{job}_{task}", check=False)
-        states = thread_states(job, task)
+        states = thread_states(job, task) if settle else []
         listed = dict(queue(cluster, job)).get(task)
         if listed != "SUSPENDED" and not any(st in ("T", "t") for st in states):
             seen_running += 1
-            if seen_running == 2 or listed is None:
+            if not settle or seen_running == 2 or listed is None:
                 return
         else:
             seen_running = 0
         assert time.monotonic() < deadline, (f"task {job}_{task} still suspended {timeout} s after resuming it "
                                              f"(squeue: {listed}, threads: {states})")
-        time.sleep(0.3)
+        time.sleep(0.3 if settle else 0.05)
 
 
 def wait_until_gone(cluster: slurm_cluster.SlurmCluster, job: str, timeout: float = 300) -> None:
@@ -248,7 +251,7 @@ def test_a_cancelled_task_is_resubmitted_alone(cluster: slurm_cluster.SlurmClust
             victim = k
             # Resumed, then cancelled at once: scancel of a task still suspended was seen to
             # let the run go on to the end (its SIGTERM late or lost).
-            resume_task(cluster, job, victim)
+            resume_task(cluster, job, victim, settle=False)
             cluster.run("scancel", f"{job}_{victim}")
         else:
             passed.add(k)
