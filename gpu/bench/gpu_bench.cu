@@ -208,7 +208,6 @@ std::string plan_string(unsigned log_n, const PlanOptions& given) {
   os << " B" << opt.blocks_per_sm;
   if (opt.twiddle_major_min_sets != 1) os << " TM>=" << opt.twiddle_major_min_sets;
   if (!opt.first_pass_table) os << " first-pass-built";
-  if (opt.pipelined_loads) os << " pipelined";
   return os.str();
 }
 
@@ -463,15 +462,8 @@ int main(int argc, char** argv) {
       // The tuned plan with the first pass building its twiddles (no first-pass table).
       PlanOptions built_first;
       built_first.first_pass_table = false;
-      // The tuned plan on the pipelined kernel (the next tile's loads overlap the stages), and
-      // with 2^10-element blocks on it.
-      PlanOptions piped;
-      piped.pipelined_loads = true;
-      PlanOptions piped10{10, 128, {}, true, true, 4};
-      piped10.pipelined_loads = true;
       const std::vector<std::pair<unsigned, PlanOptions>> variants = {
           {20, built_first}, {22, built_first}, {24, built_first},
-          {20, piped}, {22, piped}, {24, piped}, {24, piped10},
           {20, with(9, 128, {}, true, true, 4)},         {20, with(10, 128, {}, true, true, 4)},
           {22, with(9, 128, {}, true, true, 4)},         {22, with(10, 128, {}, true, true, 4)},
           {24, with(11, 256, {}, false, false)},         {24, with(11, 256, {}, true, false)},

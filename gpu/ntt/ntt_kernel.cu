@@ -4,10 +4,8 @@
 #include "gpu/ntt/ntt_kernel.hpp"
 
 #include <algorithm>
-#include <map>
 #include <mutex>
 #include <set>
-#include <tuple>
 #include <string>
 
 #include "gpu/cuda_check.hpp"
@@ -29,33 +27,6 @@ __global__ void __launch_bounds__(kBound, kMinBlocks)
   pass_stages<kPaired>(
       p, [&](auto&& step) { step(threadIdx.x, sh); }, [] { __syncthreads(); });
   pass_store(p, blockIdx.x, threadIdx.x, sh);
-}
-
-// The pipelined build (PassArgs::pipelined; four 256-thread blocks' worth per SM, paired
-// stages): a grid of resident blocks, each taking tiles blockIdx.x, + gridDim.x, ... with two
-// shared buffers. Tile i+1's copies (pass_load_async) are committed before tile i's stages
-// run, and waited for (all but the newest group) before its own; the barrier after each store
-// keeps a buffer from being refilled while a thread still reads it.
-__global__ void __launch_bounds__(256, 4) ntt_pass_pipelined_kernel(const __grid_constant__ PassArgs p) {
-  extern __shared__ uint4 tile[];
-  const std::uint32_t e = 1u << p.log_elems(), tiles = p.blocks();
-  const Tile first{tile, tile + e}, second{tile + 2 * e, tile + 3 * e};
-  std::uint32_t b = blockIdx.x;
-  bool in_first = true;
-  if (b < tiles) pass_load_async(p, b, threadIdx.x, first);
-  __pipeline_commit();
-  for (; b < tiles; b += gridDim.x) {
-    const Tile sh = in_first ? first : second;
-    if (b + gridDim.x < tiles) pass_load_async(p, b + gridDim.x, threadIdx.x, in_first ? second : first);
-    __pipeline_commit();
-    __pipeline_wait_prior(1);
-    __syncthreads();
-    pass_stages<true>(
-        p, [&](auto&& step) { step(threadIdx.x, sh); }, [] { __syncthreads(); });
-    pass_store(p, b, threadIdx.x, sh);
-    __syncthreads();
-    in_first = !in_first;
-  }
 }
 
 __global__ void first_pass_table_kernel(const PowerTable partial, std::uint32_t log_n,
@@ -84,7 +55,7 @@ void allow_large_tiles_on_current_device() {
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   std::lock_guard lock(mutex);
   if (done.count(device)) return;
-  for (PassKernel k : {ntt_pass_pipelined_kernel, ntt_pass_kernel<256, 3, true>, ntt_pass_kernel<256, 4, true>,
+  for (PassKernel k : {ntt_pass_kernel<256, 3, true>, ntt_pass_kernel<256, 4, true>,
                        ntt_pass_kernel<kMaxThreads, 1, true>, ntt_pass_kernel<256, 3, false>,
                        ntt_pass_kernel<256, 4, false>, ntt_pass_kernel<kMaxThreads, 1, false>})
     check_cuda(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -95,36 +66,9 @@ void allow_large_tiles_on_current_device() {
 
 }  // namespace
 
-// Blocks of the pipelined kernel resident on the current device with `shared` bytes each (its
-// grid: one wave of blocks that loop over the tiles), once per device and size.
-unsigned pipelined_grid(std::size_t shared, unsigned threads) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, std::size_t, unsigned>, unsigned> grids;
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  std::lock_guard lock(mutex);
-  auto [it, fresh] = grids.try_emplace({device, shared, threads}, 0);
-  if (fresh) {
-    int per_sm = 0, sms = 0;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ntt_pass_pipelined_kernel,
-                                                             static_cast<int>(threads), shared),
-               "cudaOccupancyMaxActiveBlocksPerMultiprocessor(ntt_pass_pipelined_kernel)");
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-               "cudaDeviceGetAttribute(MultiProcessorCount)");
-    it->second = static_cast<unsigned>(std::max(1, per_sm) * sms);
-  }
-  return it->second;
-}
-
 void launch_pass(const PassArgs& p, cudaStream_t stream) {
   allow_large_tiles_on_current_device();
   const std::size_t shared = std::size_t{32} << p.log_elems();
-  if (p.pipelined) {
-    const unsigned grid = std::min(p.blocks(), pipelined_grid(2 * shared, p.threads));
-    ntt_pass_pipelined_kernel<<<grid, p.threads, 2 * shared, stream>>>(p);
-    check_launch("ntt_pass_pipelined_kernel");
-    return;
-  }
   const PassKernel k = p.paired_stages ? pick<true>(p) : pick<false>(p);
   k<<<p.blocks(), p.threads, shared, stream>>>(p);
   check_launch("ntt_pass_kernel");

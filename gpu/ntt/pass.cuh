@@ -37,10 +37,6 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#include <cuda_pipeline_primitives.h>
-#endif
-
 #include "gpu/field/fields.cuh"
 
 namespace prooflab::gpu::ntt {
@@ -91,10 +87,6 @@ struct PassArgs {
   std::uint32_t inverse = 0;        // coupling twiddles are ω^-e (direct table read backwards)
   std::uint32_t paired_stages = 0;  // stages two at a time per shared-memory round trip
   std::uint32_t blocks_per_sm = 3;  // which kernel build launches it (ntt_kernel.cu)
-  // The pipelined kernel (ntt_kernel.cu): a grid of resident blocks, each looping over tiles
-  // and copying the next tile into a second shared buffer (pass_load_async) while it runs the
-  // stages of this one. Only for passes whose load is a plain copy (in_mode kInNone).
-  std::uint32_t pipelined = 0;
   // Whether pass_stage_pair numbers its groups twiddle-major (j in the top bits of the group
   // number, so that the threads of a warp share j and the groups with j = 0, whose stage-u
   // twiddle and stage-(u+1) twiddle are both 1, skip those multiplications together) or
@@ -224,27 +216,6 @@ PROOFLAB_HDI void pass_load(const PassArgs& p, std::uint32_t block, std::uint32_
     else if (p.in_mode == kInPointwise)
       x = Fr32::sub_lazy(Fr32::mul_lazy(x, load_elem(p.src_b, g)), load_elem(p.src_c, g));
     tile_put(sh, si, x);
-  }
-}
-
-// pass_load of a pass without an input mode as asynchronous 16-byte copies straight into
-// shared memory (cp.async: no register holds the data, so the copies of the next tile run
-// while this tile's stages compute); the kernel commits and waits for them. On the host, plain
-// copies.
-PROOFLAB_HDI void pass_load_async(const PassArgs& p, std::uint32_t block, std::uint32_t tid,
-                                  const Tile& sh) {
-  const std::uint32_t count = 1u << p.log_elems();
-  for (std::uint32_t l = tid; l < count; l += p.threads) {
-    std::uint32_t g, si;
-    load_index(p, block, l, g, si);
-    const uint4* q = reinterpret_cast<const uint4*>(p.src + g);
-#if defined(__CUDA_ARCH__)
-    __pipeline_memcpy_async(&sh.lo[si], q, sizeof(uint4));
-    __pipeline_memcpy_async(&sh.hi[si], q + 1, sizeof(uint4));
-#else
-    sh.lo[si] = q[0];
-    sh.hi[si] = q[1];
-#endif
   }
 }
 

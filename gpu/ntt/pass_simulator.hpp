@@ -16,8 +16,7 @@ inline void simulate_pass(const PassArgs& p) {
   std::vector<uint4> lo(count), hi(count);
   const Tile sh{lo.data(), hi.data()};
   for (std::uint32_t block = 0; block < p.blocks(); ++block) {
-    for (std::uint32_t tid = 0; tid < p.threads; ++tid)
-      p.pipelined ? pass_load_async(p, block, tid, sh) : pass_load(p, block, tid, sh);
+    for (std::uint32_t tid = 0; tid < p.threads; ++tid) pass_load(p, block, tid, sh);
     const auto each_thread = [&](auto&& step) {
       for (std::uint32_t tid = 0; tid < p.threads; ++tid) step(tid, sh);
     };

@@ -175,8 +175,6 @@ std::vector<PassArgs> make_passes(const TransformSpec& spec, const TablesView& t
     const unsigned butterflies = 1u << (p.log_elems() - 1);
     p.threads = std::max(1u, std::min(opt.threads, butterflies / 2));
     p.last = last;
-    p.pipelined = opt.pipelined_loads && p.in_mode == kInNone && p.blocks_per_sm == 4 &&
-                  p.paired_stages && p.threads <= 256;
     if (last) {
       p.reverse_out = spec.order == Order::kNatural;
       p.out_mode = spec.out_mode;

@@ -34,9 +34,6 @@ struct PlanOptions {
   // The first pass reads its coupling twiddles from the domain's first-pass table where the
   // domain has one for this pass's s (TablesView::first_pass), instead of building them.
   bool first_pass_table = true;
-  // Passes without an input mode, built for four blocks per SM with paired stages, run on the
-  // pipelined kernel (PassArgs::pipelined): the next tile's loads overlap this tile's stages.
-  bool pipelined_loads = false;
 };
 
 // The block shape measured fastest on the H200 for 2^log_n (results/2026-11-30-gpu-ntt-h200.md,

@@ -111,8 +111,6 @@ std::string plan_name(const PlanOptions& o) {
   if (!o.paired_stages) s += "/single";
   if (o.blocks_per_sm != 3) s += "/B" + std::to_string(o.blocks_per_sm);
   if (o.twiddle_major_min_sets != 1) s += "/TM>=" + std::to_string(o.twiddle_major_min_sets);
-  if (!o.first_pass_table) s += "/first-pass-built";
-  if (o.pipelined_loads) s += "/pipelined";
   return s;
 }
 
@@ -267,35 +265,6 @@ TEST(GpuNttSimulation, FirstPassTableMatchesCpu) {
   EXPECT_EQ(0, std::memcmp(da.data(), expect.data(), (n - 1) * sizeof(Fr32))) << "compute_h, first pass 5";
 }
 
-// The pipelined kernel's loads (pass_load_async) put every element where pass_load does: with
-// pipelined_loads every pass without an input mode takes them, and every transform still
-// equals the CPU's.
-TEST(GpuNttSimulation, PipelinedLoadsMatchCpu) {
-  const unsigned log_n = prooflab::test::kSlowBuild ? 10 : 13;
-  const EvaluationDomain d(log_n);
-  const auto v = random_vector(d.size(), 31);
-  PlanOptions plan{6, 16, {}, true, true, 4};
-  plan.pipelined_loads = true;
-  const auto tables = gntt::build_tables(log_n);
-  const auto view = tables.view(tables.data.data());
-  std::vector<Fr32> buf(1);
-  const auto passes = gntt::make_passes(gntt::coset_forward_spec(view), view,
-                                        {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, plan);
-  ASSERT_GE(passes.size(), 2u);
-  EXPECT_EQ(passes[0].pipelined, 0u) << "the coset shift is an input mode";
-  for (std::size_t i = 1; i < passes.size(); ++i) EXPECT_EQ(passes[i].pipelined, 1u) << i;
-  for (Transform kind : kKinds)
-    EXPECT_SAME_VECTOR(simulate(kind, v, log_n, Order::kNatural, plan), cpu_transform(kind, v, d),
-                       std::string(gntt::transform_name(kind)) + " " + plan_name(plan));
-  PlanOptions three = plan;
-  three.blocks_per_sm = 3;
-  EXPECT_EQ(gntt::make_passes(gntt::forward_spec(view), view,
-                              {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, three)[1]
-                .pipelined,
-            0u)
-      << "only the four-blocks build is pipelined";
-}
-
 // Which sizes a Domain builds first-pass tables for, and what they cost.
 TEST(GpuNttSimulation, FirstPassTablesForTheTunedMultiPassSizes) {
   EXPECT_EQ(gntt::first_pass_table_stages(11), 0u);  // one pass
@@ -448,25 +417,6 @@ TEST_P(GpuNtt, OtherPlansGiveTheSameResult) {
     gntt::transform(Transform::kCosetForward, data.get(), scratch.get(), dom, stream_, Order::kNatural, plan);
     EXPECT_SAME_VECTOR(get(data.get()), expect, plan_name(plan));
   }
-}
-
-TEST_P(GpuNtt, PipelinedKernelEqualsCpu) {
-  const gntt::Domain dom(log_n(), *alloc_, stream_);
-  const EvaluationDomain d(log_n());
-  const auto v = random_vector(n(), 400 + log_n());
-  auto data = buffer(), scratch = buffer();
-  PlanOptions plan;
-  plan.pipelined_loads = true;
-  PlanOptions e10{10, 256, {}, true, true, 4};
-  e10.pipelined_loads = true;
-  for (const auto& opt : {plan, e10})
-    for (Transform kind : kKinds) {
-      put(data.get(), v);
-      poison(scratch.get());
-      gntt::transform(kind, data.get(), scratch.get(), dom, stream_, Order::kNatural, opt);
-      EXPECT_SAME_VECTOR(get(data.get()), cpu_transform(kind, v, d),
-                         std::string(gntt::transform_name(kind)) + " " + plan_name(opt));
-    }
 }
 
 TEST_P(GpuNtt, RoundTripsAndDegenerateInputs) {
