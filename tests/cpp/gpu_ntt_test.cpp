@@ -128,6 +128,23 @@ std::vector<Fr> simulate(Transform kind, const std::vector<Fr>& v, unsigned log_
   return as_cpu(data);
 }
 
+// Groth16's H as the device runs it (gpu/h: a, b, c each to the coset and back, then a·b - c
+// through the final inverse), on the host simulator; returns the n coefficients' array.
+std::vector<Fr32> simulate_h(const gntt::TablesView& t, const std::vector<Fr>& a, const std::vector<Fr>& b,
+                             const std::vector<Fr>& c, const PlanOptions& plan) {
+  auto da = as_dev(a), db = as_dev(b), dc = as_dev(c);
+  std::vector<Fr32> work(a.size());
+  for (auto* x : {&da, &db, &dc}) {
+    gntt::simulate_passes(gntt::make_passes(gntt::h_to_coset_inverse_spec(t), t,
+                                            {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
+    gntt::simulate_passes(gntt::make_passes(gntt::forward_spec(t), t,
+                                            {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
+  }
+  gntt::simulate_passes(gntt::make_passes(gntt::h_final_spec(t, true), t,
+                                          {da.data(), db.data(), dc.data(), db.data(), da.data()}, plan));
+  return da;
+}
+
 TEST(GpuNttSimulation, EveryTransformMatchesCpuForManySizesAndPlans) {
   std::vector<PlanOptions> plans = {PlanOptions{}, PlanOptions{4, 4, {}}, PlanOptions{3, 1, {}},
                                     PlanOptions{12, 256, {}}, PlanOptions{6, 8, {}},
@@ -249,20 +266,9 @@ TEST(GpuNttSimulation, FirstPassTableMatchesCpu) {
   const std::size_t n = d.size();
   auto a = random_vector(n, 1), b = random_vector(n, 2), c = random_vector(n, 3);
   const auto tables = gntt::build_tables(log_n, kL, 5);
-  const auto t = tables.view(tables.data.data());
-  const PlanOptions plan{12, 32, {5, log_n - 5}};
-  auto da = as_dev(a), db = as_dev(b), dc = as_dev(c);
-  std::vector<Fr32> work(n);
-  for (auto* x : {&da, &db, &dc}) {
-    gntt::simulate_passes(gntt::make_passes(gntt::h_to_coset_inverse_spec(t), t,
-                                            {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
-    gntt::simulate_passes(gntt::make_passes(gntt::forward_spec(t), t,
-                                            {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
-  }
-  gntt::simulate_passes(gntt::make_passes(gntt::h_final_spec(t, true), t,
-                                          {da.data(), db.data(), dc.data(), db.data(), da.data()}, plan));
+  const auto h = simulate_h(tables.view(tables.data.data()), a, b, c, PlanOptions{12, 32, {5, log_n - 5}});
   const auto expect = prooflab::groth16::compute_h(a, b, c, pool());
-  EXPECT_EQ(0, std::memcmp(da.data(), expect.data(), (n - 1) * sizeof(Fr32))) << "compute_h, first pass 5";
+  EXPECT_EQ(0, std::memcmp(h.data(), expect.data(), (n - 1) * sizeof(Fr32))) << "compute_h, first pass 5";
 }
 
 // Which sizes a Domain builds first-pass tables for, and what they cost.
@@ -285,20 +291,10 @@ TEST(GpuNttSimulation, ComputeHMatchesCpu) {
       const std::size_t n = std::size_t{1} << log_n;
       auto a = random_vector(n, 1), b = random_vector(n, 2), c = random_vector(n, 3);
       const auto tables = gntt::build_tables(log_n);
-      const auto t = tables.view(tables.data.data());
-      auto da = as_dev(a), db = as_dev(b), dc = as_dev(c);
-      std::vector<Fr32> work(n);
-      for (auto* x : {&da, &db, &dc}) {
-        gntt::simulate_passes(gntt::make_passes(gntt::h_to_coset_inverse_spec(t), t,
-                                                {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
-        gntt::simulate_passes(gntt::make_passes(gntt::forward_spec(t), t,
-                                                {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
-      }
-      gntt::simulate_passes(gntt::make_passes(gntt::h_final_spec(t, true), t,
-                                              {da.data(), db.data(), dc.data(), db.data(), da.data()}, plan));
+      const auto h = simulate_h(tables.view(tables.data.data()), a, b, c, plan);
       const auto expect = prooflab::groth16::compute_h(a, b, c, pool());
       ASSERT_EQ(expect.size(), n - 1);
-      EXPECT_EQ(0, std::memcmp(da.data(), expect.data(), (n - 1) * sizeof(Fr32)))
+      EXPECT_EQ(0, std::memcmp(h.data(), expect.data(), (n - 1) * sizeof(Fr32)))
           << "2^" << log_n << " " << plan_name(plan);
     }
   }
