@@ -32,8 +32,10 @@ std::unique_ptr<engine::Backend> make_backend(const engine::EngineConfig& cfg) {
                                                 cfg.device_threads);
   if (cfg.backend == "cuda") {
 #ifdef PROOFLAB_HAVE_CUDA
-    return std::make_unique<gpu::engine::CudaBackend>(static_cast<int>(cfg.devices), cfg.vram_limit,
-                                                      cfg.fixed_base_h);
+    return std::make_unique<gpu::engine::CudaBackend>(
+        static_cast<int>(cfg.devices), cfg.vram_limit,
+        gpu::engine::CudaBackend::Options{.fixed_base_h = cfg.fixed_base_h,
+                                          .overlap_batch_add = cfg.overlap_batch_add});
 #else
     throw engine::ConfigError(
         "config key 'backend': 'cuda' needs a build with CUDA (nvcc was not found or "

@@ -93,6 +93,7 @@ struct EngineConfig {
   Placement prep_msm = Placement::kCpu;         // where the MSM plan is made
   bool pin_uploads = false;  // page-lock stage()'s host inputs before the GPU lock (CUDA)
   bool fixed_base_h = false;  // the MSM of H over a fixed-base table of the H query (CUDA)
+  bool overlap_batch_add = false;  // the batch additions beside the tail MSMs (CUDA)
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 

@@ -224,6 +224,11 @@ std::vector<Knob> make_table() {
                 "2^(c·w)-multiples built on the device by a key's first GPU phase and kept in the "
                 "query's place (~11x its memory)",
                 "none: supraseal's MSM of H is a plain Pippenger over the resident query"),
+      bool_knob("overlap_batch_add", &C::overlap_batch_add,
+                "backend cuda: the batch additions of L, A and B_G1 on a stream of their own while the "
+                "tail MSMs run (a resident key whose tails run at once); BATCH_ADD then marks when the "
+                "batch additions end, TAIL_MSM when the tails have",
+                "none: supraseal runs the batch additions before the tail MSMs"),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,
                 "backend cuda: CUPTI activity and NVTX stage ranges into cupti.csv",

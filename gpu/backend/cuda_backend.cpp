@@ -143,11 +143,13 @@ struct ResidentKey {
 };
 
 // A stream with what runs on it: one GPU phase (or one upload) at a time. The tail MSMs of A
-// and B_G1 may run on the two tail streams beside L's on `stream` (run_gpu_phase).
+// and B_G1 may run on the two tail streams beside L's on `stream`, and the batch additions on
+// `ones_stream` beside them (run_gpu_phase).
 struct Lane {
   static constexpr int kTailStreams = 2;
   cudaStream_t stream = nullptr;
   cudaStream_t tail_streams[kTailStreams] = {};
+  cudaStream_t ones_stream = nullptr;
   std::unique_ptr<ntt::HComputer> h;
   std::unique_ptr<msm::Msm> msm;
 
@@ -156,6 +158,7 @@ struct Lane {
       check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate(lane)");
       for (auto& t : tail_streams)
         check_cuda(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking), "cudaStreamCreate(lane tails)");
+      check_cuda(cudaStreamCreateWithFlags(&ones_stream, cudaStreamNonBlocking), "cudaStreamCreate(lane ones)");
       h = std::make_unique<ntt::HComputer>(alloc);
       msm = std::make_unique<msm::Msm>(alloc);
     } catch (...) {
@@ -168,7 +171,7 @@ struct Lane {
     destroy_streams();
   }
   void destroy_streams() {
-    for (cudaStream_t* s : {&stream, &tail_streams[0], &tail_streams[1]})
+    for (cudaStream_t* s : {&stream, &tail_streams[0], &tail_streams[1], &ones_stream})
       if (*s) {
         cudaStreamSynchronize(*s);
         cudaStreamDestroy(*s);
@@ -366,11 +369,11 @@ const ntt::Domain& domain_of(CudaBackend::Device& d, unsigned log_n) {
   return *slot;
 }
 
-// Σ bases[i] over the set bits (the scalars equal to one).
-curve::G1Jacobian ones_sum(Lane& lane, const msm::DeviceBases& bases, const std::vector<std::uint64_t>& ones) {
+// Σ bases[i] over the set bits (the scalars equal to one), on `stream`.
+curve::G1Jacobian ones_sum(msm::Msm& engine, cudaStream_t stream, const msm::DeviceBases& bases,
+                           const std::vector<std::uint64_t>& ones) {
   if (bases.size() == 0) return curve::G1Jacobian::infinity();
-  return msm::sum_selected(*lane.msm, bases.data(), bases.size(), std::span(ones), lane.stream,
-                           "batch_add");
+  return msm::sum_selected(engine, bases.data(), bases.size(), std::span(ones), stream, "batch_add");
 }
 
 // Σ tail_scalars[i]·query[tail_index[i]]: the tail's positions and scalars are uploaded
@@ -436,9 +439,10 @@ std::uint64_t query_variables_bytes(CudaBackend::Device& d) {
 
 // The device plan's counterparts of ones_sum and tail_sum: the bitmap and the tail already on
 // the device (prep_msm = gpu), nothing uploaded; tails in chunks of at most `chunk` points.
-curve::G1Jacobian ones_sum(Lane& lane, const msm::DeviceBases& bases, const DeviceQueryPlan& q) {
+curve::G1Jacobian ones_sum(msm::Msm& engine, cudaStream_t stream, const msm::DeviceBases& bases,
+                           const DeviceQueryPlan& q) {
   if (bases.size() == 0) return curve::G1Jacobian::infinity();
-  return msm::to_jacobian(lane.msm->sum_selected(bases.data(), q.ones.get(), bases.size(), lane.stream, "batch_add"));
+  return msm::to_jacobian(engine.sum_selected(bases.data(), q.ones.get(), bases.size(), stream, "batch_add"));
 }
 
 template <class Curve, class RunChunk>
@@ -459,6 +463,21 @@ curve::G1Jacobian tail_sum(msm::Msm& engine, cudaStream_t stream, const msm::Dev
   });
 }
 
+// The side streams start after what the lane's stream queued.
+void wait_for_lane(Lane& lane, std::span<cudaStream_t> side, const std::string& what) {
+  cudaEvent_t ready = nullptr;
+  check_cuda(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), ("cudaEventCreate(" + what + ")").c_str());
+  try {
+    check_cuda(cudaEventRecord(ready, lane.stream), ("cudaEventRecord(" + what + ")").c_str());
+    for (cudaStream_t t : side)
+      check_cuda(cudaStreamWaitEvent(t, ready, 0), ("cudaStreamWaitEvent(" + what + ")").c_str());
+  } catch (...) {
+    cudaEventDestroy(ready);
+    throw;
+  }
+  cudaEventDestroy(ready);
+}
+
 // The three tail MSMs (L, A, B_G1) of one phase: tails[i](stream) computes one on `stream`.
 // They are independent, and a small one leaves most of the GPU idle in its latency-bound
 // phases (sort, fix-up, reduction, sums: ~2.5 of ~7 ms for a 620k-point tail at 2^24), so
@@ -468,17 +487,7 @@ curve::G1Jacobian tail_sum(msm::Msm& engine, cudaStream_t stream, const msm::Dev
 std::array<curve::G1Jacobian, 3> run_tails(int device, Lane& lane, bool together,
                                            const std::array<std::function<curve::G1Jacobian(cudaStream_t)>, 3>& tails) {
   if (!together) return {tails[0](lane.stream), tails[1](lane.stream), tails[2](lane.stream)};
-  cudaEvent_t ready = nullptr;  // the tail streams start after what the lane's stream queued
-  check_cuda(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreate(tails)");
-  try {
-    check_cuda(cudaEventRecord(ready, lane.stream), "cudaEventRecord(tails)");
-    for (cudaStream_t t : lane.tail_streams)
-      check_cuda(cudaStreamWaitEvent(t, ready, 0), "cudaStreamWaitEvent(tails)");
-  } catch (...) {
-    cudaEventDestroy(ready);
-    throw;
-  }
-  cudaEventDestroy(ready);
+  wait_for_lane(lane, lane.tail_streams, "tails");
   const auto on_side = [&](int i) {
     return std::async(std::launch::async, [&, i] {
       DeviceScope scope(device);  // the current device is per host thread
@@ -509,7 +518,7 @@ std::array<curve::G1Jacobian, 3> run_tails(int device, Lane& lane, bool together
 
 }  // namespace
 
-CudaBackend::CudaBackend(int devices, std::uint64_t vram_limit, bool fixed_base_h) : fixed_base_h_(fixed_base_h) {
+CudaBackend::CudaBackend(int devices, std::uint64_t vram_limit, Options options) : options_(options) {
   int visible = 0;
   const cudaError_t err = cudaGetDeviceCount(&visible);
   if (err != cudaSuccess) {
@@ -565,7 +574,7 @@ bool CudaBackend::streams_key(int device, const groth16::ProvingKey& pk,
   // Resident matrices (sparse_products = gpu) and the NTT tables of this size (1 GiB at 2^24
   // with the first-pass tables) take their share of the budget first.
   const unsigned log_n = domain_size < 2 ? 1 : log2_exact(domain_size);
-  return resident_key_bytes(pk, fixed_base_h_) + partition_bytes(domain_size, fixed_base_h_) +
+  return resident_key_bytes(pk, options_.fixed_base_h) + partition_bytes(domain_size, options_) +
              ntt::Domain::bytes_for(log_n) + matrices_bytes(device_at(device)) +
              query_variables_bytes(device_at(device)) >
          vram_budget(device);
@@ -599,7 +608,19 @@ std::uint64_t CudaBackend::resident_key_bytes(const groth16::ProvingKey& pk, boo
   return h + kAffineBytes * (pk.l.size() + pk.a.size() + pk.b_g1.size());
 }
 
-std::uint64_t CudaBackend::partition_bytes(std::size_t n, bool fixed_base_h) {
+std::uint64_t CudaBackend::batch_add_bytes(std::size_t n) {
+  const std::uint64_t words = (n + 63) / 64;
+  // The bitmap, each word's count and their inclusive sums, CUB's scan temporary (taken as
+  // 4 bytes a word and 64 KiB: its size query needs a device), and the partial sums (one per
+  // share of at least 32 bases, at most 2^18: msm::batch_add_shares) with the rounds that add
+  // them (less than as many again).
+  constexpr std::uint64_t kMaxPartials = std::uint64_t{1} << 18, kXyzzBytes = 4 * 48;
+  const std::uint64_t partials = std::min<std::uint64_t>(kMaxPartials, (n + 31) / 32);
+  return 8 * words + 2 * 4 * words + 4 * words + (64ull << 10) + 2 * partials * kXyzzBytes;
+}
+
+std::uint64_t CudaBackend::partition_bytes(std::size_t n, const Options& options) {
+  const bool fixed_base_h = options.fixed_base_h;
   if (n < 2) n = 2;
   const std::uint64_t inputs = 3 * kFrBytes * n;  // a, b, c for the whole phase
   // H: one n-element scratch per concurrent chain when the transform takes several passes.
@@ -608,18 +629,18 @@ std::uint64_t CudaBackend::partition_bytes(std::size_t n, bool fixed_base_h) {
   // MSM of H: its scalars are h in a's memory, its bases resident.
   const std::uint64_t msm_h =
       fixed_base_h ? msm::fixed_base_scratch_bytes(n - 1) : msm::scratch_bytes(n - 1);
-  // Batch additions: the uploaded bitmap of the largest query (≤ n bits, rounded to words).
-  // msm.hpp gives no query for sum_selected's own partial sums (one point per few bitmap
-  // words); they are far below the MSM of H's scratch, which bounds this phase in practice.
-  const std::uint64_t bitmap = 8 * ((n + 63) / 64);
+  // Batch additions: over the largest query (≤ n bases).
+  const std::uint64_t batch_add = batch_add_bytes(n);
   // A tail chunk: its base positions and scalars uploaded, and the MSM's scratch (with a
   // streamed key: its bases instead of positions, in two buffers). The three tails run at
   // once only where their chunks together need no more (run_gpu_phase).
   const std::uint64_t tail = tail_chunk_bytes(tail_chunk(n));
   // A streamed key: two batches of bases in flight and one batch's MSM scratch.
   const std::size_t batch = stream_batch(n);
-  const std::uint64_t streamed = 2 * kAffineBytes * batch + msm::scratch_bytes(batch) + bitmap;
-  return inputs + std::max({h_scratch, msm_h, bitmap, tail, streamed});
+  const std::uint64_t streamed = 2 * kAffineBytes * batch + msm::scratch_bytes(batch) + batch_add;
+  // overlap_batch_add: a batch addition beside the tails (tails_together: their chunks within one).
+  const std::uint64_t beside = options.overlap_batch_add ? batch_add + tail : tail;
+  return inputs + std::max({h_scratch, msm_h, batch_add, beside, streamed});
 }
 
 std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage(
@@ -754,14 +775,14 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     // Per device, once: the key's queries and the NTT tables of this size (the first phase
     // on a device pays their upload before its sub-stages start).
     const bool streamed = streams_key(device, pk, n);
-    if (streamed && fixed_base_h_)
+    if (streamed && options_.fixed_base_h)
       throw prooflab::engine::ConfigError(
           "config key 'fixed_base_h': the key with H's fixed-base table (" +
           std::to_string(resident_key_bytes(pk, true)) + " bytes) and a partition of 2^" +
-          std::to_string(log2_exact(n)) + " (" + std::to_string(partition_bytes(n, true)) +
+          std::to_string(log2_exact(n)) + " (" + std::to_string(partition_bytes(n, options_)) +
           " bytes) do not fit device " + std::to_string(device) + "'s budget of " +
           std::to_string(vram_budget(device)) + " bytes (use fixed_base_h = off, which streams the key)");
-    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streamed, fixed_base_h_);
+    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streamed, options_.fixed_base_h);
     const ntt::Domain& dom = domain_of(d, log2_exact(n));
     LaneLease lane(d);
 
@@ -788,23 +809,21 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     if (on_substage) on_substage(trace::Stage::kNttH, micros_since(t0));
 
     t0 = std::chrono::steady_clock::now();
-    const auto ones = [&](const std::unique_ptr<msm::DeviceBases>& resident,
-                          const std::vector<curve::G1Affine>& host, const auto& q) {
-      return key->streamed ? msm::sum_selected_streamed(*lane->msm, std::span(host), q.ones,
-                                                        batch, lane->stream, "batch_add")
-                           : ones_sum(*lane, *resident, q.ones);
-    };
+    msm::Msm& engine = *lane->msm;  // holds no per-call state: the tails and batch additions may share it
     // prep_msm = gpu: the plans the device made (run_prep_msm refuses a streamed key).
     const bool device_plans = !buf.plans.empty();
-    const curve::G1Jacobian ones_l = device_plans ? ones_sum(*lane, *key->l, buf.plans[0]) : ones(key->l, pk.l, plan.l);
-    const curve::G1Jacobian ones_a = device_plans ? ones_sum(*lane, *key->a, buf.plans[1]) : ones(key->a, pk.a, plan.a);
-    const curve::G1Jacobian ones_b =
-        device_plans ? ones_sum(*lane, *key->b_g1, buf.plans[2]) : ones(key->b_g1, pk.b_g1, plan.b_g1);
-    if (on_substage) on_substage(trace::Stage::kBatchAdd, micros_since(t0));
-
-    t0 = std::chrono::steady_clock::now();
+    // The three batch additions, one after the other on `stream`.
+    const auto batch_adds = [&](cudaStream_t stream) {
+      const auto ones = [&](const std::unique_ptr<msm::DeviceBases>& resident,
+                            const std::vector<curve::G1Affine>& host, const auto& q, int i) {
+        if (device_plans) return ones_sum(engine, stream, *resident, buf.plans[i]);
+        return key->streamed ? msm::sum_selected_streamed(engine, std::span(host), q.ones, batch, stream, "batch_add")
+                             : ones_sum(engine, stream, *resident, q.ones);
+      };
+      return std::array{ones(key->l, pk.l, plan.l, 0), ones(key->a, pk.a, plan.a, 1),
+                        ones(key->b_g1, pk.b_g1, plan.b_g1, 2)};
+    };
     const std::size_t chunk = tail_chunk(n);
-    msm::Msm& engine = *lane->msm;  // holds no per-call state: the three tails may share it
     const auto tail = [&](const std::unique_ptr<msm::DeviceBases>& resident, const auto& q, int i) {
       return [&, resident = resident.get(), q = &q, i](cudaStream_t stream) {
         if (device_plans) return tail_sum(engine, stream, *resident, buf.plans[i], chunk);
@@ -821,13 +840,48 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     };
     const bool together = !key->streamed &&
                           tails_together(n, tails_len(0, plan.l), tails_len(1, plan.a), tails_len(2, plan.b_g1));
-    const auto t = run_tails(device, *lane, together,
-                             {tail(key->l, plan.l, 0), tail(key->a, plan.a, 1), tail(key->b_g1, plan.b_g1, 2)});
-    sums.l = ones_l.add(t[0]);
-    sums.a = ones_a.add(t[1]);
-    sums.b_g1 = ones_b.add(t[2]);
-    check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
-    if (on_substage) on_substage(trace::Stage::kTailMsm, micros_since(t0));
+    const auto tails = [&] {
+      return run_tails(device, *lane, together,
+                       {tail(key->l, plan.l, 0), tail(key->a, plan.a, 1), tail(key->b_g1, plan.b_g1, 2)});
+    };
+    std::array<curve::G1Jacobian, 3> ones, t;
+    if (options_.overlap_batch_add && together) {
+      // The tails on three host threads and streams (their latency-bound fix-ups, reductions
+      // and sums leave most SMs idle), the batch additions on this thread and ones_stream.
+      wait_for_lane(*lane, std::span(&lane->ones_stream, 1), "batch_add");
+      auto tails_done = std::async(std::launch::async, [&] {
+        DeviceScope side(device);
+        return tails();
+      });
+      std::exception_ptr failed;
+      try {
+        ones = batch_adds(lane->ones_stream);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      const auto ones_end = std::chrono::steady_clock::now();
+      try {
+        t = tails_done.get();  // joined before anything is rethrown: the scratch is the phase's
+      } catch (...) {
+        if (!failed) failed = std::current_exception();
+      }
+      if (failed) std::rethrow_exception(failed);
+      check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
+      if (on_substage) {
+        on_substage(trace::Stage::kBatchAdd, std::chrono::duration_cast<std::chrono::microseconds>(ones_end - t0).count());
+        on_substage(trace::Stage::kTailMsm, micros_since(ones_end));
+      }
+    } else {
+      ones = batch_adds(lane->stream);
+      if (on_substage) on_substage(trace::Stage::kBatchAdd, micros_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      t = tails();
+      check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
+      if (on_substage) on_substage(trace::Stage::kTailMsm, micros_since(t0));
+    }
+    sums.l = ones[0].add(t[0]);
+    sums.a = ones[1].add(t[1]);
+    sums.b_g1 = ones[2].add(t[2]);
   } catch (const DeviceOutOfMemory& e) {
     throw engine_oom(device, e);
   }
@@ -853,7 +907,7 @@ curve::G2Jacobian CudaBackend::run_b_g2_msm(int device, const groth16::ProvingKe
   const std::size_t n = pk.h.size() + 1;  // the domain: H has n - 1 bases
   DeviceScope scope(device);
   try {
-    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n), fixed_base_h_);
+    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n), options_.fixed_base_h);
     if (key->streamed)
       throw std::runtime_error(
           "b_g2_msm on device " + std::to_string(device) +

@@ -22,6 +22,12 @@
 
 namespace prooflab::gpu::engine {
 
+// The knobs the backend itself acts on (CudaBackend's constructor says what each does).
+struct CudaBackendOptions {
+  bool fixed_base_h = false;
+  bool overlap_batch_add = false;
+};
+
 class CudaBackend final : public prooflab::engine::Backend {
  public:
   // Devices 0..devices-1. vram_limit 0: each device's total memory less
@@ -30,11 +36,14 @@ class CudaBackend final : public prooflab::engine::Backend {
   // Throws std::runtime_error (the CUDA runtime's reason) when no device is usable, and
   // prooflab::engine::ConfigError naming the key when `devices` exceeds the visible devices
   // or vram_limit exceeds a device's memory.
-  // fixed_base_h (knob fixed_base_h = on): the MSM of H runs in the fixed-base mode over a
-  // table of the H query's 2^(c·w)-multiples (gpu/msm/fixed_base.hpp), built on the device by
-  // the first phase of a key and kept in the key's place (W times the H query's bytes:
-  // resident_key_bytes counts it).
-  CudaBackend(int devices, std::uint64_t vram_limit, bool fixed_base_h = false);
+  // options.fixed_base_h (knob fixed_base_h = on): the MSM of H runs in the fixed-base mode
+  // over a table of the H query's 2^(c·w)-multiples (gpu/msm/fixed_base.hpp), built on the
+  // device by the first phase of a key and kept in the key's place (W times the H query's
+  // bytes: resident_key_bytes counts it).
+  // options.overlap_batch_add (knob overlap_batch_add = on): run_gpu_phase runs the batch
+  // additions on a stream of their own beside the tail MSMs (see run_gpu_phase).
+  using Options = CudaBackendOptions;
+  CudaBackend(int devices, std::uint64_t vram_limit, Options options = {});
   ~CudaBackend() override;
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
@@ -47,15 +56,19 @@ class CudaBackend final : public prooflab::engine::Backend {
   std::uint64_t vram_budget(int device) const override;
   std::uint64_t vram_used(int device) const override;
   // Per partition of domain size n: a, b, c (3·32·n) plus the largest scratch of the phase
-  // (H's transforms, the MSM of H, the batch additions' bitmap, a tail chunk with its
-  // uploaded bases and scalars). The key's resident bases and the NTT tables are per device,
-  // not per partition: they show in vram_used once the first phase has run.
+  // (H's transforms, the MSM of H, the batch additions' bitmap and partial sums, a tail chunk
+  // with its uploaded bases and scalars; with overlap_batch_add the batch additions' and a
+  // tail chunk's together). The key's resident bases and the NTT tables are per device, not
+  // per partition: they show in vram_used once the first phase has run.
   std::uint64_t partition_vram_bytes(std::size_t domain_size) const override {
-    return partition_bytes(domain_size, fixed_base_h_);
+    return partition_bytes(domain_size, options_);
   }
-  // The same, without a device (tests, planning); fixed_base_h: the MSM of H's scratch in the
-  // fixed-base mode instead.
-  static std::uint64_t partition_bytes(std::size_t domain_size, bool fixed_base_h = false);
+  // The same, without a device (tests, planning), for a backend made with these options.
+  static std::uint64_t partition_bytes(std::size_t domain_size, const Options& options = {});
+  // Device bytes of one batch addition over at most n bases (batch_add): the uploaded bitmap,
+  // the words' counts and prefix sums, and the partial sums (one per 32 bases, at most 2^18,
+  // and their rounds).
+  static std::uint64_t batch_add_bytes(std::size_t n);
 
   // With part.products_on_device (sparse_products = gpu): the system's matrices made resident
   // on the device by the first call for that system (stage r1cs_matrices, kept like the key;
@@ -73,6 +86,11 @@ class CudaBackend final : public prooflab::engine::Backend {
   void synchronize(int device) override;
   // cudaMemPoolTrimTo(0) on the device's pool.
   void trim_pool(int device) override;
+  // H (ntt_h), then the batch additions of L, A, B_G1 (batch_add), then their tail MSMs
+  // (tail_msm, at once on three streams where tails_together). With overlap_batch_add (a
+  // resident key whose tails run at once) the batch additions run on a fourth stream while the
+  // tails do: batch_add is reported when the batch additions end and tail_msm when the tails
+  // have ended after them (0 if they were done first), so the sub-stages still tile the phase.
   groth16::GpuPhaseSums run_gpu_phase(int device, const groth16::ProvingKey& pk,
                                       prooflab::engine::DeviceBuffers& buffers,
                                       const groth16::MsmPlan& plan,
@@ -123,7 +141,8 @@ class CudaBackend final : public prooflab::engine::Backend {
   // Bytes the proving key's G1 queries take on each device once resident; fixed_base_h: with
   // the H query's fixed-base table in place of the query.
   static std::uint64_t resident_key_bytes(const groth16::ProvingKey& pk, bool fixed_base_h = false);
-  bool fixed_base_h() const { return fixed_base_h_; }
+  bool fixed_base_h() const { return options_.fixed_base_h; }
+  bool overlap_batch_add() const { return options_.overlap_batch_add; }
 
   struct Device;  // per-device state (cuda_backend.cpp)
 
@@ -132,7 +151,7 @@ class CudaBackend final : public prooflab::engine::Backend {
   std::unique_ptr<prooflab::engine::DeviceBuffers> stage_witness(
       int device, const groth16::SynthesizedPartition& part, const char* stage_name);
   std::vector<std::unique_ptr<Device>> devices_;
-  bool fixed_base_h_ = false;
+  Options options_;
 };
 
 }  // namespace prooflab::gpu::engine

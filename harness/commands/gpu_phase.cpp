@@ -97,7 +97,7 @@ void add_gpu_phase_command(CLI::App& app) {
     std::size_t constraints = 1 << 20;
     unsigned reps = 3;
     std::string out = "gpu-phase";
-    bool check = false, cupti = true, pin_uploads = false, fixed_base_h = false;
+    bool check = false, cupti = true, pin_uploads = false, fixed_base_h = false, overlap_batch_add = false;
     std::uint64_t seed = 1;
     std::string vram_limit = "0";
   };
@@ -119,6 +119,8 @@ void add_gpu_phase_command(CLI::App& app) {
   cmd->add_flag("--fixed-base-h", o->fixed_base_h,
                 "the MSM of H over a fixed-base table built in the warm-up (the engine's "
                 "fixed_base_h = on)");
+  cmd->add_flag("--overlap-batch-add", o->overlap_batch_add,
+                "the batch additions beside the tail MSMs (the engine's overlap_batch_add = on)");
   cmd->add_option("--seed", o->seed, "seed of the witness and the synthetic key")->capture_default_str();
   cmd->add_option("--vram-limit", o->vram_limit,
                   "device memory budget (e.g. 8GiB; 0 = the device's); a key that does not fit "
@@ -167,14 +169,16 @@ void add_gpu_phase_command(CLI::App& app) {
     describe_plan("A", plan.a, pk.a.size());
     describe_plan("B_G1", plan.b_g1, pk.b_g1.size());
 
-    gpu::engine::CudaBackend backend(1, text::parse_bytes(o->vram_limit), o->fixed_base_h);
+    const gpu::engine::CudaBackend::Options options{.fixed_base_h = o->fixed_base_h,
+                                                    .overlap_batch_add = o->overlap_batch_add};
+    gpu::engine::CudaBackend backend(1, text::parse_bytes(o->vram_limit), options);
     const bool streamed = backend.streams_key(0, pk, domain);
     std::printf("key: %.2f GiB of G1 queries%s, %s (budget %.2f GiB, partition estimate %.2f GiB)\n",
                 gpu::engine::CudaBackend::resident_key_bytes(pk, o->fixed_base_h) / double(1ull << 30),
                 o->fixed_base_h ? " with H's fixed-base table" : "",
                 streamed ? "streamed from host memory in batches" : "resident on the device",
                 backend.vram_budget(0) / double(1ull << 30),
-                gpu::engine::CudaBackend::partition_bytes(domain, o->fixed_base_h) / double(1ull << 30));
+                gpu::engine::CudaBackend::partition_bytes(domain, options) / double(1ull << 30));
     const auto epoch = trace::monotonic_ns();
     std::unique_ptr<gpu::observe::CuptiCollector> cupti;
     if (o->cupti) {
@@ -222,6 +226,7 @@ void add_gpu_phase_command(CLI::App& app) {
     out["key"] = streamed ? "streamed" : "resident";
     out["pin_uploads"] = o->pin_uploads;
     out["fixed_base_h"] = o->fixed_base_h;
+    out["overlap_batch_add"] = o->overlap_batch_add;
     out["pinned_bytes"] = pinned ? pinned->bytes() : 0;
     out["vram_budget"] = backend.vram_budget(0);
     out["stage_ms_median"] = median(stage_ms);

@@ -38,7 +38,8 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
-  // with the new knobs b_g2_msm, sparse_products, prep_msm, pin_uploads and fixed_base_h.
+  // with the new knobs b_g2_msm, sparse_products, prep_msm, pin_uploads, fixed_base_h and
+  // overlap_batch_add.
   const nlohmann::json expected = {{"circuit", "porep-like"},
                                    {"constraints", 4096},
                                    {"partitions", 10},
@@ -67,6 +68,7 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
                                    {"prep_msm", "cpu"},
                                    {"pin_uploads", false},
                                    {"fixed_base_h", false},
+                                   {"overlap_batch_add", false},
                                    {"record", true},
                                    {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);
@@ -75,19 +77,22 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   EXPECT_EQ(c.to_json()["vram_limit"], 16ull << 30);
 }
 
-// fixed_base_h = on needs the CUDA backend: validate() refuses it elsewhere, naming the key.
-TEST(EngineKnobs, FixedBaseHNeedsTheCudaBackend) {
-  EngineConfig c;
-  c.set("fixed_base_h", "on");
-  EXPECT_TRUE(c.fixed_base_h);
-  try {
-    c.validate();
-    FAIL() << "fixed_base_h = on with backend = cpu was accepted";
-  } catch (const engine::ConfigError& e) {
-    EXPECT_STREQ(e.what(), "config: fixed_base_h = on needs backend = cuda (got backend = cpu)");
+// fixed_base_h = on and overlap_batch_add = on need the CUDA backend: validate() refuses them
+// elsewhere, naming the key.
+TEST(EngineKnobs, FixedBaseHAndOverlapBatchAddNeedTheCudaBackend) {
+  for (const std::string key : {"fixed_base_h", "overlap_batch_add"}) {
+    EngineConfig c;
+    c.set(key, "on");
+    EXPECT_TRUE(key == "fixed_base_h" ? c.fixed_base_h : c.overlap_batch_add);
+    try {
+      c.validate();
+      FAIL() << key << " = on with backend = cpu was accepted";
+    } catch (const engine::ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()), "config: " + key + " = on needs backend = cuda (got backend = cpu)");
+    }
+    c.set("backend", "cuda");
+    EXPECT_NO_THROW(c.validate());
   }
-  c.set("backend", "cuda");
-  EXPECT_NO_THROW(c.validate());
 }
 
 TEST(EngineKnobs, KeysAndJsonListEveryKnobOnceInTableOrder) {

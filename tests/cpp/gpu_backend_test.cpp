@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -123,6 +124,11 @@ TEST(CudaBackend, PartitionEstimateCoversInputsAndTheLargestScratch) {
         << "2^" << k << ": a tail chunk";
     if (k > 11) EXPECT_GE(bytes, 192ull * n) << "2^" << k << ": H's three scratch arrays";
     if (k > 1) EXPECT_GT(bytes, CudaBackend::partition_bytes(n / 2));
+    EXPECT_GE(bytes, 96ull * n + CudaBackend::batch_add_bytes(n)) << "2^" << k << ": a batch addition";
+    // overlap_batch_add: a batch addition and a tail chunk at once.
+    EXPECT_GE(CudaBackend::partition_bytes(n, {.overlap_batch_add = true}),
+              96ull * n + CudaBackend::batch_add_bytes(n) + 36ull * chunk + gpu::msm::scratch_bytes(chunk))
+        << "2^" << k << ": a batch addition beside a tail chunk";
   }
 }
 
@@ -240,7 +246,7 @@ TEST_P(CudaBackendPhase, FixedBaseHGivesTheCpuBackendsSums) {
   REQUIRE_GPU();
   const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
   const Inputs in = inputs(s, 13);
-  CudaBackend cuda(1, 0, true);
+  CudaBackend cuda(1, 0, {.fixed_base_h = true});
   EXPECT_TRUE(cuda.fixed_base_h());
   EXPECT_GT(CudaBackend::resident_key_bytes(s.pk, true), CudaBackend::resident_key_bytes(s.pk));
   auto buffers = cuda.stage(0, in.part, "test");
@@ -252,6 +258,40 @@ TEST_P(CudaBackendPhase, FixedBaseHGivesTheCpuBackendsSums) {
   expect_same_sums(cuda.run_gpu_phase(0, s.pk, *again, in.plan, [](trace::Stage, std::int64_t) {}), in.want);
   again.reset();
   EXPECT_EQ(cuda.vram_used(0), resident);
+}
+
+// overlap_batch_add = on (issue 24 item 3): the batch additions on their own stream beside the
+// tails give the CPU backend's sums exactly; the sub-stages still come as ntt_h, batch_add,
+// tail_msm and tile the call (their durations add up to no more than its wall time); the
+// phase's peak stays within partition_bytes with the option.
+TEST_P(CudaBackendPhase, OverlapBatchAddGivesTheCpuBackendsSums) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Inputs in = inputs(s, 17);
+  const CudaBackend::Options options{.overlap_batch_add = true};
+  CudaBackend cuda(1, 0, options);
+  EXPECT_TRUE(cuda.overlap_batch_add());
+  for (int rep = 0; rep < 2; ++rep) {  // the first uploads the key
+    auto buffers = cuda.stage(0, in.part, "test");
+    const std::uint64_t staged = cuda.vram_used(0);
+    cuda.reset_vram_peak(0);
+    std::vector<std::string> substages;
+    std::int64_t reported = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [&](trace::Stage sub, std::int64_t us) {
+      substages.emplace_back(trace::stage_name(sub));
+      EXPECT_GE(us, 0) << trace::stage_name(sub);
+      reported += us;
+    });
+    const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+    EXPECT_EQ(substages, (std::vector<std::string>{"ntt_h", "batch_add", "tail_msm"}));
+    EXPECT_LE(reported, wall.count()) << "rep " << rep;
+    expect_same_sums(got, in.want);
+    if (rep == 1) {
+      const std::size_t n = in.part.a.size();
+      EXPECT_LE(cuda.vram_peak(0) - staged, CudaBackend::partition_bytes(n, options) - 96ull * n);
+    }
+  }
 }
 
 // sparse_products = gpu (issue 24): a partition whose a, b, c were left to the device

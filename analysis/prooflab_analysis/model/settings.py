@@ -134,6 +134,8 @@ UNMODELLED: dict[str, str] = {
                    "are not simulated",
     "fixed_base_h": "the MSM of H is inside the calibration run's GPU phase, in whichever mode it ran; "
                     "the table's one-time build (in the first phase of a key) is not simulated",
+    "overlap_batch_add": "the batch additions and tail MSMs are inside the calibration run's GPU phase, "
+                         "one after the other or side by side as it ran them",
     "record": "the TIMELINE's cost is inside the calibration run's stage times",
     "cupti": "CUPTI's cost is inside the calibration run's stage times",
 }
