@@ -35,6 +35,37 @@ __device__ __forceinline__ void sum_points_block(Bucket* sh, const Bucket* in, s
   if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
 }
 
+// Phase 4a on the device, one warp per group of kFixupGroup (= 32) chunks: lane l loads the
+// head of chunk 32g + l and the warp adds them in a tree in `sh` (kThreads buckets of shared
+// memory, 32 per warp): 5 dependent additions instead of group_heads' 31 on one thread (each a
+// ~15 µs chain: the tails' group heads took ~1.1 ms at 2^24). The same sum as group_heads
+// (pippenger.cuh), which the host simulator runs: addition is the group's.
+template <class Bucket>
+__device__ __forceinline__ void group_heads_warp(Bucket* sh, const ChunkArgs<Bucket>& a, std::size_t groups) {
+  static_assert(kFixupGroup == 32 && kThreads % 32 == 0, "one warp per group of 32 chunks");
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::size_t g = blockIdx.x * std::size_t{kThreads / 32} + warp;
+  if (g >= groups || !group_inside_run(a, g)) return;  // the same for the whole warp
+  Bucket* w = sh + 32 * warp;
+  w[lane] = a.heads[g * kFixupGroup + lane];
+  __syncwarp();
+  for (unsigned s = 16; s > 0; s >>= 1) {
+    if (lane < s) {
+      Bucket v = w[lane];
+      v.add(w[lane + s]);
+      w[lane] = v;
+    }
+    __syncwarp();
+  }
+  if (lane == 0) a.group_sums[g] = w[0];
+}
+
+// Blocks of kThreads for one warp per group.
+inline unsigned grid_for_groups(std::size_t groups) {
+  constexpr std::size_t kPerBlock = kThreads / 32;
+  return static_cast<unsigned>((groups + kPerBlock - 1) / kPerBlock);
+}
+
 // out[t] = Σ of the selected bases number [t·share, min((t+1)·share, total)) (sum_selected_share).
 template <class Bucket>
 __device__ __forceinline__ void bitmap_share_thread(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,

@@ -20,8 +20,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 }
 
 __global__ void __launch_bounds__(kThreads) g2_group_heads_kernel(ChunkArgs<G2Xyzz32> args, std::size_t groups) {
-  const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (g < groups) group_heads(args, g);
+  __shared__ G2Xyzz32 sh[kThreads];  // 48 KiB, the static limit (as g2_sum_points)
+  group_heads_warp(sh, args, groups);
 }
 
 __global__ void __launch_bounds__(kThreads) g2_fixup_kernel(ChunkArgs<G2Xyzz32> args, std::size_t chunks) {
@@ -58,7 +58,8 @@ void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned mi
 }
 
 void group_heads(const ChunkArgs<G2Xyzz32>& args, std::size_t groups, cudaStream_t stream) {
-  g2_group_heads_kernel<<<grid_for(groups), kThreads, 0, stream>>>(args, groups);
+  if (groups == 0) return;
+  g2_group_heads_kernel<<<grid_for_groups(groups), kThreads, 0, stream>>>(args, groups);
   check_launch("msm g2_group_heads_kernel");
 }
 

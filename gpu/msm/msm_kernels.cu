@@ -32,8 +32,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
 }
 
 __global__ void __launch_bounds__(kThreads) group_heads_kernel(ChunkArgs<Xyzz32> args, std::size_t groups) {
-  const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (g < groups) group_heads(args, g);
+  __shared__ Xyzz32 sh[kThreads];
+  group_heads_warp(sh, args, groups);
 }
 
 __global__ void __launch_bounds__(kThreads) fixup_kernel(ChunkArgs<Xyzz32> args, std::size_t chunks) {
@@ -117,7 +117,8 @@ bool accumulate_min_blocks_built(unsigned min_blocks) {
 }
 
 void group_heads(const ChunkArgs<Xyzz32>& args, std::size_t groups, cudaStream_t stream) {
-  group_heads_kernel<<<grid_for(groups), kThreads, 0, stream>>>(args, groups);
+  if (groups == 0) return;
+  group_heads_kernel<<<grid_for_groups(groups), kThreads, 0, stream>>>(args, groups);
   check_launch("msm group_heads_kernel");
 }
 

@@ -28,7 +28,8 @@ void accumulate(const ChunkArgs<Xyzz32>& args, std::size_t chunks, unsigned min_
 // Whether the G1 accumulation exists with this register cap: 3 always, 2 and 4 in a build
 // with -DPROOFLAB_GPU_MSM_CAP_VARIANTS=ON (the device binaries: gpu/scripts/stage_device_bins.sh).
 bool accumulate_min_blocks_built(unsigned min_blocks);
-// Phase 4a (pippenger.cuh group_heads), one thread per group of kFixupGroup chunks.
+// Phase 4a: each group's head sum, one warp per group of kFixupGroup chunks adding them in a
+// tree (msm_block_sums.cuh group_heads_warp; the simulator runs pippenger.cuh group_heads).
 void group_heads(const ChunkArgs<Xyzz32>& args, std::size_t groups, cudaStream_t stream);
 void fixup(const ChunkArgs<Xyzz32>& args, std::size_t chunks, cudaStream_t stream);
 void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t stream);

@@ -167,7 +167,9 @@ PROOFLAB_HDI bool group_inside_run(const ChunkArgs<Bucket>& a, std::size_t g) {
   return key != a.sentinel && a.keys[e] == key;  // sorted: every key between is this one
 }
 
-// Phase 4a for group g: the sum of its chunks' heads where group_inside_run.
+// Phase 4a for group g: the sum of its chunks' heads where group_inside_run, in turn (the host
+// simulator's; the kernels add the same heads in a tree, one warp per group:
+// msm_block_sums.cuh group_heads_warp).
 template <class Bucket>
 PROOFLAB_HDI void group_heads(const ChunkArgs<Bucket>& a, std::size_t g) {
   if (!group_inside_run(a, g)) return;
