@@ -89,9 +89,12 @@ unsigned log2_exact(std::size_t n) {
   return k;
 }
 
+std::int64_t micros_between(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
+}
+
 std::int64_t micros_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
-      .count();
+  return micros_between(t0, std::chrono::steady_clock::now());
 }
 
 // What identifies a proving key across calls: its address, checked against its sizes and a
@@ -478,6 +481,18 @@ void wait_for_lane(Lane& lane, std::span<cudaStream_t> side, const std::string& 
   cudaEventDestroy(ready);
 }
 
+// Waits for a call made on another host thread and keeps its result, or its exception where
+// none came first. Every such call of a phase is joined before anything is rethrown: their
+// scratch is the phase's.
+template <class T>
+void join_side(std::future<T>& side, T& out, std::exception_ptr& failed) {
+  try {
+    out = side.get();
+  } catch (...) {
+    if (!failed) failed = std::current_exception();
+  }
+}
+
 // The three tail MSMs (L, A, B_G1) of one phase: tails[i](stream) computes one on `stream`.
 // They are independent, and a small one leaves most of the GPU idle in its latency-bound
 // phases (sort, fix-up, reduction, sums: ~2.5 of ~7 ms for a 620k-point tail at 2^24), so
@@ -503,15 +518,9 @@ std::array<curve::G1Jacobian, 3> run_tails(int device, Lane& lane, bool together
   } catch (...) {
     failed = std::current_exception();
   }
-  // Both side calls are joined before anything is rethrown (their scratch is the phase's).
   std::array<curve::G1Jacobian, 3> out{l, {}, {}};
-  for (auto [f, slot] : {std::pair{&a, 1}, std::pair{&b, 2}}) {
-    try {
-      out[slot] = f->get();
-    } catch (...) {
-      if (!failed) failed = std::current_exception();
-    }
-  }
+  join_side(a, out[1], failed);
+  join_side(b, out[2], failed);
   if (failed) std::rethrow_exception(failed);
   return out;
 }
@@ -860,15 +869,11 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
         failed = std::current_exception();
       }
       const auto ones_end = std::chrono::steady_clock::now();
-      try {
-        t = tails_done.get();  // joined before anything is rethrown: the scratch is the phase's
-      } catch (...) {
-        if (!failed) failed = std::current_exception();
-      }
+      join_side(tails_done, t, failed);
       if (failed) std::rethrow_exception(failed);
       check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
       if (on_substage) {
-        on_substage(trace::Stage::kBatchAdd, std::chrono::duration_cast<std::chrono::microseconds>(ones_end - t0).count());
+        on_substage(trace::Stage::kBatchAdd, micros_between(t0, ones_end));
         on_substage(trace::Stage::kTailMsm, micros_since(ones_end));
       }
     } else {

@@ -58,7 +58,6 @@ void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned mi
 }
 
 void group_heads(const ChunkArgs<G2Xyzz32>& args, std::size_t groups, cudaStream_t stream) {
-  if (groups == 0) return;
   g2_group_heads_kernel<<<grid_for_groups(groups), kThreads, 0, stream>>>(args, groups);
   check_launch("msm g2_group_heads_kernel");
 }

@@ -117,7 +117,6 @@ bool accumulate_min_blocks_built(unsigned min_blocks) {
 }
 
 void group_heads(const ChunkArgs<Xyzz32>& args, std::size_t groups, cudaStream_t stream) {
-  if (groups == 0) return;
   group_heads_kernel<<<grid_for_groups(groups), kThreads, 0, stream>>>(args, groups);
   check_launch("msm group_heads_kernel");
 }
