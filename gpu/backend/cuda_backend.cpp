@@ -581,7 +581,7 @@ void CudaBackend::reset_vram_peak(int device) { device_at(device).alloc->reset_p
 bool CudaBackend::streams_key(int device, const groth16::ProvingKey& pk,
                               std::size_t domain_size) const {
   // Resident matrices (sparse_products = gpu) and the NTT tables of this size (1 GiB at 2^24
-  // with the first-pass tables) take their share of the budget first.
+  // with the pass tables) take their share of the budget first.
   const unsigned log_n = domain_size < 2 ? 1 : log2_exact(domain_size);
   return resident_key_bytes(pk, options_.fixed_base_h) + partition_bytes(domain_size, options_) +
              ntt::Domain::bytes_for(log_n) + matrices_bytes(device_at(device)) +

@@ -208,6 +208,7 @@ std::string plan_string(unsigned log_n, const PlanOptions& given) {
   os << " B" << opt.blocks_per_sm;
   if (opt.twiddle_major_min_sets != 1) os << " TM>=" << opt.twiddle_major_min_sets;
   if (!opt.first_pass_table) os << " first-pass-built";
+  if (!opt.later_pass_tables) os << " later-direct";
   return os.str();
 }
 
@@ -459,11 +460,14 @@ int main(int argc, char** argv) {
         o.twiddle_major_min_sets = min_sets;
         return o;
       };
-      // The tuned plan with the first pass building its twiddles (no first-pass table).
-      PlanOptions built_first;
+      // The tuned plan with the first pass building its twiddles (no first pass table), and
+      // with the later passes reading the direct table (no later pass tables).
+      PlanOptions built_first, later_direct;
       built_first.first_pass_table = false;
+      later_direct.later_pass_tables = false;
       const std::vector<std::pair<unsigned, PlanOptions>> variants = {
           {20, built_first}, {22, built_first}, {24, built_first},
+          {20, later_direct}, {22, later_direct}, {24, later_direct}, {26, later_direct},
           {20, with(9, 128, {}, true, true, 4)},         {20, with(10, 128, {}, true, true, 4)},
           {22, with(9, 128, {}, true, true, 4)},         {22, with(10, 128, {}, true, true, 4)},
           {24, with(11, 256, {}, false, false)},         {24, with(11, 256, {}, true, false)},

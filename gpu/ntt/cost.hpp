@@ -40,10 +40,10 @@ inline TransformCost estimate_cost(const std::vector<PassArgs>& passes) {
   for (const auto& p : passes) {
     const double n = static_cast<double>(1ull << p.log_n);
     c.fr_muls += butterfly_muls(p);
-    // Coupling twiddle: apply, plus build from the two-level table unless read directly (the
-    // first-pass table: one more read of 32 bytes per element).
-    if (!p.last) c.fr_muls += p.coupling.powers || p.first_coupling ? n : 2 * n;
-    if (p.first_coupling) c.dram_bytes += 32 * n;
+    // Coupling twiddle: apply, plus build from the two-level table unless read directly (a
+    // pass table: 32 bytes per entry, 2^(k-t) entries read by 2^t blocks each, once from DRAM).
+    if (!p.last) c.fr_muls += p.coupling.powers || p.pass_coupling ? n : 2 * n;
+    if (p.pass_coupling) c.dram_bytes += 32.0 * double(1ull << (p.log_n - p.t));
     if (p.in_mode == kInTable) c.fr_muls += 2 * n;
     if (p.in_mode == kInPointwise) c.fr_muls += n;
     if (p.last && p.out_mode == kOutScalar) c.fr_muls += n;

@@ -7,25 +7,26 @@
 namespace prooflab::gpu::ntt {
 
 std::size_t Domain::bytes_for(unsigned log_n) {
-  const std::size_t first = first_pass_table_stages(log_n) ? std::size_t{2} << log_n : 0;
-  return (table_elements(log_n) + first) * sizeof(Fr32);
+  return (table_elements(log_n) + 2 * pass_table_entries(log_n)) * sizeof(Fr32);
 }
 
 Domain::Domain(unsigned log_n, memory::DeviceAllocator& alloc, cudaStream_t stream) {
   const HostTables host = build_tables(log_n);
-  const unsigned first_s = first_pass_table_stages(log_n);
-  const std::size_t n = std::size_t{1} << log_n;
-  buffer_ = memory::DeviceBuffer<Fr32>(alloc, host.data.size() + (first_s ? 2 * n : 0), stream,
+  buffer_ = memory::DeviceBuffer<Fr32>(alloc, host.data.size() + 2 * pass_table_entries(log_n), stream,
                                        "ntt_tables");
   check_cuda(cudaMemcpyAsync(buffer_.get(), host.data.data(), host.data.size() * sizeof(Fr32),
                              cudaMemcpyHostToDevice, stream),
              "cudaMemcpyAsync(ntt tables)");
   view_ = host.view(buffer_.get());
-  if (first_s) {  // computed on the device from the uploaded two-level tables
-    Fr32* fwd = buffer_.get() + host.data.size();
-    launch_first_pass_table(view_.partial_fwd, log_n, first_s, fwd, stream);
-    launch_first_pass_table(view_.partial_inv, log_n, first_s, fwd + n, stream);
-    view_.first_pass = {fwd, fwd + n, first_s};
+  // The pass tables: computed on the device from the uploaded two-level tables.
+  Fr32* next = buffer_.get() + host.data.size();
+  const auto shapes = pass_table_shapes(log_n);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const std::size_t size = std::size_t{1} << (log_n - shapes[i].t);
+    launch_pass_table(view_.partial_fwd, log_n, shapes[i].t, shapes[i].s, next, stream);
+    launch_pass_table(view_.partial_inv, log_n, shapes[i].t, shapes[i].s, next + size, stream);
+    view_.pass_tables[i] = {next, next + size, shapes[i].t, shapes[i].s};
+    next += 2 * size;
   }
   // The host copy dies with this function: wait for the upload.
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(ntt tables)");

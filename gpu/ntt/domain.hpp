@@ -13,9 +13,8 @@ namespace prooflab::gpu::ntt {
 
 class Domain {
  public:
-  // Computes the tables on the host and uploads them on `stream`, then builds the first-pass
-  // tables on the device where first_pass_table_stages(log_n) names some; returns once they
-  // are on the device. Throws std::invalid_argument for log_n outside [1, 27],
+  // Computes the tables on the host and uploads them on `stream`, then builds on the device
+  // the pass tables pass_table_shapes(log_n) names; returns once they are on the device. Throws std::invalid_argument for log_n outside [1, 27],
   // DeviceOutOfMemory (stage ntt_tables), CudaError.
   Domain(unsigned log_n, memory::DeviceAllocator& alloc, cudaStream_t stream);
 

@@ -29,11 +29,11 @@ __global__ void __launch_bounds__(kBound, kMinBlocks)
   pass_store(p, blockIdx.x, threadIdx.x, sh);
 }
 
-__global__ void first_pass_table_kernel(const PowerTable partial, std::uint32_t log_n,
-                                        std::uint32_t s, Fr32* out) {
-  const std::uint32_t n = 1u << log_n;
-  for (std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < n; g += gridDim.x * blockDim.x)
-    store_elem(out, g, first_pass_twiddle(partial, log_n, s, g));
+__global__ void pass_table_kernel(const PowerTable partial, std::uint32_t log_n, std::uint32_t t,
+                                  std::uint32_t s, Fr32* out) {
+  const std::uint32_t size = 1u << (log_n - t);
+  for (std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < size; g += gridDim.x * blockDim.x)
+    store_elem(out, g, pass_twiddle(partial, log_n, t, s, g));
 }
 
 using PassKernel = void (*)(PassArgs);
@@ -78,13 +78,13 @@ void launch_passes(const std::vector<PassArgs>& passes, cudaStream_t stream) {
   for (const auto& p : passes) launch_pass(p, stream);
 }
 
-void launch_first_pass_table(const PowerTable& partial, unsigned log_n, unsigned s, Fr32* out,
-                             cudaStream_t stream) {
+void launch_pass_table(const PowerTable& partial, unsigned log_n, unsigned t, unsigned s, Fr32* out,
+                       cudaStream_t stream) {
   constexpr unsigned kThreads = 256;
-  const std::size_t n = std::size_t{1} << log_n;
-  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, 4096));
-  first_pass_table_kernel<<<blocks, kThreads, 0, stream>>>(partial, log_n, s, out);
-  check_launch("first_pass_table_kernel");
+  const std::size_t size = std::size_t{1} << (log_n - t);
+  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((size + kThreads - 1) / kThreads, 4096));
+  pass_table_kernel<<<blocks, kThreads, 0, stream>>>(partial, log_n, t, s, out);
+  check_launch("pass_table_kernel");
 }
 
 }  // namespace prooflab::gpu::ntt

@@ -1,4 +1,4 @@
-// Launching NTT passes on a stream, and the kernel that fills a first-pass table (both in
+// Launching NTT passes on a stream, and the kernel that fills a pass table (both in
 // ntt_kernel.cu).
 #pragma once
 
@@ -12,8 +12,8 @@ namespace prooflab::gpu::ntt {
 
 void launch_pass(const PassArgs& p, cudaStream_t stream);
 void launch_passes(const std::vector<PassArgs>& passes, cudaStream_t stream);
-// out[g] = first_pass_twiddle(partial, log_n, s, g) for g < 2^log_n.
-void launch_first_pass_table(const PowerTable& partial, unsigned log_n, unsigned s, Fr32* out,
-                             cudaStream_t stream);
+// out[g] = pass_twiddle(partial, log_n, t, s, g) for g < 2^(log_n - t).
+void launch_pass_table(const PowerTable& partial, unsigned log_n, unsigned t, unsigned s, Fr32* out,
+                       cudaStream_t stream);
 
 }  // namespace prooflab::gpu::ntt

@@ -9,10 +9,10 @@
 // c < d = n/2^(t+s), the 2^s elements x_m = a[B·n/2^t + c + m·d] (a "set") and nothing else.
 // Their DIF stages equal a 2^s-point DIF of the set with twiddles ω_{2^s}^j only (the "radix"
 // table), after which position m holds Y[k1 = rev_s(m)], times the coupling twiddle
-// ω^(2^t·c·k1), which the store phase applies: read from the direct "coupling" table when the
-// pass starts late enough for it (see CouplingTable), read at the element's own index from the
-// first-pass table (first_pass_twiddle) in a first pass of the s that table was built for,
-// else built from the two-level "partial" table at the cost of one more multiplication. The last pass
+// ω^(2^t·c·k1), which the store phase applies: read beside the element from the domain's
+// pass table (pass_twiddle) in a pass of the t and s that table was built for, else from the
+// direct "coupling" table when the pass starts late enough for it (see CouplingTable), else
+// built from the two-level "partial" table at the cost of one more multiplication. The last pass
 // (d = 1) has no coupling twiddle; its sets are contiguous and its output position x holds
 // the transform's value number rev_k(x). To produce natural order without a separate
 // bit-reversal pass, a last pass with reverse_out takes the sets q = rev_{k-s}(b·C + u) and
@@ -77,9 +77,9 @@ struct PassArgs {
   const Fr32* radix = nullptr;  // ω_{2^radix_log}^i for i < 2^(radix_log-1)
   PowerTable partial;           // ω^e, e < n (ω or ω^-1 of this size)
   CouplingTable coupling;  // when powers != null: ω^(±j·2^log_step) without a multiplication
-  // First pass (t = 0) only, when not null: element g's coupling twiddle at first_coupling[g]
-  // (first_pass_twiddle of this pass's s and direction).
-  const Fr32* first_coupling = nullptr;
+  // When not null: element g's coupling twiddle at pass_coupling[g mod 2^(log_n - t)]
+  // (pass_twiddle of this pass's t, s and direction), read in the runs the data is read in.
+  const Fr32* pass_coupling = nullptr;
   PowerTable in_table, out_table;
   Fr32 out_scalar;
   std::uint32_t log_n = 0, t = 0, s = 0, log_c = 0, radix_log = 0, threads = 0;
@@ -174,14 +174,16 @@ PROOFLAB_HDI Fr32 coupling_twiddle(const PassArgs& p, std::uint32_t cr) {
   return table_power(p.partial, cr << p.t);
 }
 
-// The coupling twiddle of element g = c + m·2^(k-s) of a first pass (t = 0) of s stages,
-// ω^(±c·rev_s(m)) with `partial` the two-level table of ω or ω^-1: what the first-pass table
-// holds at g, so that the pass reads it where it reads the element (runs of C·32 bytes, no
-// multiplication) instead of building it from the two-level table.
-PROOFLAB_HDI Fr32 first_pass_twiddle(const PowerTable& partial, std::uint32_t log_n, std::uint32_t s,
-                                     std::uint32_t g) {
-  const std::uint32_t log_d = log_n - s;
-  return table_power(partial, (g & ((1u << log_d) - 1)) * reverse_bits(g >> log_d, s));
+// The coupling twiddle of element g = B·2^(k-t) + c + m·2^(k-t-s) of a pass of s stages from
+// stage t, ω^(±2^t·c·rev_s(m)) with `partial` the two-level table of ω or ω^-1. It depends on
+// g mod 2^(k-t) only, so a pass table holds it at that index (g < 2^(k-t) here): the pass reads
+// it where it reads the element (runs of C·32 bytes, no multiplication) instead of building it
+// from the two-level table (the first pass, t = 0: exponents up to n) or reading the direct
+// table at scattered indices (later passes).
+PROOFLAB_HDI Fr32 pass_twiddle(const PowerTable& partial, std::uint32_t log_n, std::uint32_t t,
+                               std::uint32_t s, std::uint32_t g) {
+  const std::uint32_t log_d = log_n - t - s;
+  return table_power(partial, ((g & ((1u << log_d) - 1)) * reverse_bits(g >> log_d, s)) << t);
 }
 
 // Global index of element l (< E) of this block's sets, as loaded; for all but the last pass
@@ -365,7 +367,8 @@ PROOFLAB_HDI void pass_store(const PassArgs& p, std::uint32_t block, std::uint32
       const std::uint32_t log_d = p.log_n - p.t - p.s;
       const std::uint32_t c = ((block << p.log_c) & ((1u << log_d) - 1)) + (l & c_mask);
       const std::uint32_t cr = c * reverse_bits(l >> p.log_c, p.s);  // cr·2^t < n
-      const Fr32 tw = p.first_coupling ? load_table(p.first_coupling, g) : coupling_twiddle(p, cr);
+      const Fr32 tw = p.pass_coupling ? load_table(p.pass_coupling, g & ((1u << (p.log_n - p.t)) - 1))
+                                      : coupling_twiddle(p, cr);
       store_elem(p.dst, g, Fr32::mul_lazy(tw, tile_get(sh, si)));
     } else {
       std::uint32_t g, si, natural;

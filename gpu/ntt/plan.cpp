@@ -167,10 +167,13 @@ std::vector<PassArgs> make_passes(const TransformSpec& spec, const TablesView& t
     // builds its twiddles from the two-level table unless n is small).
     if (!last && opt.direct_coupling && tables.coupling.powers && p.t >= tables.coupling.log_step)
       p.coupling = tables.coupling;
-    // The first pass's twiddles read at each element's index, where the domain has them for
-    // this s (a plan with another first pass builds them).
-    if (first && !last && opt.first_pass_table && tables.first_pass.fwd && tables.first_pass.s == p.s)
-      p.first_coupling = spec.inverse ? tables.first_pass.inv : tables.first_pass.fwd;
+    // The twiddles read beside the elements, where the domain has a pass table for this t and
+    // s (a plan with other passes builds them or reads the direct table; direct_coupling =
+    // false has the later passes build them).
+    if (!last && (first ? opt.first_pass_table : opt.later_pass_tables && opt.direct_coupling))
+      for (const auto& table : tables.pass_tables)
+        if (table.fwd && table.t == p.t && table.s == p.s)
+          p.pass_coupling = spec.inverse ? table.inv : table.fwd;
     // At least two butterflies per thread and stage where the block is big enough.
     const unsigned butterflies = 1u << (p.log_elems() - 1);
     p.threads = std::max(1u, std::min(opt.threads, butterflies / 2));

@@ -22,7 +22,10 @@ struct PlanOptions {
   unsigned log_block_elems = 0;  // elements per block, log2 (shared memory = 32·2^this bytes)
   unsigned threads = 0;          // threads per block (a power of two, at most kMaxThreads)
   std::vector<unsigned> stages;  // stages per pass, summing to log n; empty = automatic
-  bool direct_coupling = true;   // coupling twiddles from the direct table where it reaches
+  // Coupling twiddles after the first pass from the direct table where it reaches or the
+  // pass tables (later_pass_tables); false: the later passes build them from the two-level
+  // table.
+  bool direct_coupling = true;
   bool paired_stages = true;     // two stages per shared-memory round trip (pass_stage_pair)
   // Blocks of up to 256 threads per SM the kernel is compiled for: 3 (80 registers) or 4 (64
   // registers, some spilled; needs log_block_elems <= 10 so that four blocks' shared memory
@@ -31,9 +34,11 @@ struct PlanOptions {
   // pass_stage_pair's group order: twiddle-major (whole warps skip the multiplications by 1)
   // when the block has at least this many sets side by side, else position-major.
   unsigned twiddle_major_min_sets = 1;
-  // The first pass reads its coupling twiddles from the domain's first-pass table where the
-  // domain has one for this pass's s (TablesView::first_pass), instead of building them.
+  // A pass reads its coupling twiddles from the domain's pass table where the domain has one
+  // for this pass's t and s (TablesView::pass_tables): the first pass (t = 0) instead of
+  // building them, a later one instead of reading the direct table at scattered indices.
   bool first_pass_table = true;
+  bool later_pass_tables = true;
 };
 
 // The block shape measured fastest on the H200 for 2^log_n (results/2026-11-30-gpu-ntt-h200.md,
@@ -62,13 +67,16 @@ struct TablesView {
   const Fr32* radix_inv = nullptr;      // the same for ω^-1
   PowerTable partial_fwd, partial_inv;  // ω^e, ω^-e (e < n)
   CouplingTable coupling;               // ω^(j·2^log_step), j < 2^log_size (both directions)
-  // first_pass_twiddle(partial_fwd / partial_inv, log_n, s, g) for g < n: the coupling
-  // twiddles of a first pass of s stages, one per element (s = 0: none).
-  struct FirstPass {
+  // pass_twiddle(partial_fwd / partial_inv, log_n, t, s, g) for g < 2^(log_n - t): the
+  // coupling twiddles of a pass of s stages from stage t, one per element of a 2^(log_n - t)
+  // block (fwd null: none). Where a Domain has them: tables.hpp, pass_table_shapes.
+  struct PassTable {
     const Fr32* fwd = nullptr;
     const Fr32* inv = nullptr;
-    unsigned s = 0;
-  } first_pass;
+    unsigned t = 0, s = 0;
+  };
+  static constexpr unsigned kMaxPassTables = 2;  // a plan of up to three passes: all but the last
+  PassTable pass_tables[kMaxPassTables];
   PowerTable coset;                     // g^i                 coset NTT input
   PowerTable coset_inv;                 // n^-1·g^-i           coset iNTT output
   PowerTable intt_to_coset;             // n^-1·g^i            iNTT output made coset NTT input

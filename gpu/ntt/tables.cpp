@@ -53,22 +53,36 @@ std::size_t table_elements(unsigned log_n, unsigned coupling_log_size) {
          (std::size_t{1} << std::min(log_n, coupling_log_size));
 }
 
-unsigned first_pass_table_stages(unsigned log_n) {
-  // Up to 2^kCouplingLogSize the direct coupling table serves the first pass already.
-  if (log_n <= kCouplingLogSize || log_n > kFirstPassTableMaxLog) return 0;
+std::vector<PassTableShape> pass_table_shapes(unsigned log_n) {
   const auto shapes = plan_shapes(log_n, PlanOptions{});
-  return shapes.size() > 1 ? shapes.front().s : 0;
+  std::vector<PassTableShape> out;
+  unsigned t = 0;
+  for (std::size_t i = 0; i + 1 < shapes.size(); t += shapes[i].s, ++i)
+    if (t > 0 || (log_n > kCouplingLogSize && log_n <= kFirstPassTableMaxLog)) out.push_back({t, shapes[i].s});
+  return out;
 }
 
-HostTables build_tables(unsigned log_n, unsigned coupling_log_size, unsigned first_pass_s) {
+std::size_t pass_table_entries(unsigned log_n) {
+  std::size_t entries = 0;
+  for (const auto& p : pass_table_shapes(log_n)) entries += std::size_t{1} << (log_n - p.t);
+  return entries;
+}
+
+HostTables build_tables(unsigned log_n, unsigned coupling_log_size,
+                        const std::vector<PassTableShape>& pass_tables) {
   if (log_n < 1 || log_n > kMaxLogN)
     throw std::invalid_argument("gpu ntt tables: log n = " + std::to_string(log_n) +
                                 " outside [1, " + std::to_string(kMaxLogN) + "]");
   if (coupling_log_size < 1)
     throw std::invalid_argument("gpu ntt tables: coupling_log_size must be at least 1");
-  if (first_pass_s >= log_n)
-    throw std::invalid_argument("gpu ntt tables: a first pass of " + std::to_string(first_pass_s) +
-                                " stages leaves no pass after it at log n = " + std::to_string(log_n));
+  if (pass_tables.size() > TablesView::kMaxPassTables)
+    throw std::invalid_argument("gpu ntt tables: " + std::to_string(pass_tables.size()) +
+                                " pass tables (at most " + std::to_string(TablesView::kMaxPassTables) + ")");
+  for (const auto& p : pass_tables)
+    if (p.s < 1 || p.t + p.s >= log_n)
+      throw std::invalid_argument("gpu ntt tables: a pass table for stages " + std::to_string(p.t) + ".." +
+                                  std::to_string(p.t + p.s) + " (s = " + std::to_string(p.s) +
+                                  "): not a pass before the last at log n = " + std::to_string(log_n));
   HostTables t;
   t.log_n = log_n;
   t.radix_log = log_n < kMaxLogBlockElems ? log_n : kMaxLogBlockElems;
@@ -106,18 +120,18 @@ HostTables build_tables(unsigned log_n, unsigned coupling_log_size, unsigned fir
   t.n_inv = to_device(n_inv);
   if (t.data.size() != table_elements(log_n, coupling_log_size))
     throw std::logic_error("gpu ntt tables: table_elements disagrees with build_tables");
-  if (first_pass_s) {
+  if (!pass_tables.empty()) {
     const TablesView v = t.view(t.data.data());  // partial tables: computed above
-    const std::size_t n = std::size_t{1} << log_n;
-    std::vector<Fr32> first(2 * n);
-    for (std::uint32_t g = 0; g < n; ++g) {
-      first[g] = first_pass_twiddle(v.partial_fwd, log_n, first_pass_s, g);
-      first[n + g] = first_pass_twiddle(v.partial_inv, log_n, first_pass_s, g);
+    for (const auto& p : pass_tables) {
+      const std::uint32_t size = 1u << (log_n - p.t);
+      std::vector<Fr32> table(2 * std::size_t{size});
+      for (std::uint32_t g = 0; g < size; ++g) {
+        table[g] = pass_twiddle(v.partial_fwd, log_n, p.t, p.s, g);
+        table[size + g] = pass_twiddle(v.partial_inv, log_n, p.t, p.s, g);
+      }
+      t.pass_tables.push_back({p.t, p.s, t.data.size(), t.data.size() + size});
+      t.data.insert(t.data.end(), table.begin(), table.end());
     }
-    t.first_pass_s = first_pass_s;
-    t.first_fwd = t.data.size();
-    t.first_inv = t.first_fwd + n;
-    t.data.insert(t.data.end(), first.begin(), first.end());
   }
   return t;
 }
@@ -138,7 +152,8 @@ TablesView HostTables::view(const Fr32* base) const {
   v.h_final = pt(h_final);
   v.h_final_canonical = pt(h_final_canonical);
   v.n_inv = n_inv;
-  if (first_pass_s) v.first_pass = {base + first_fwd, base + first_inv, first_pass_s};
+  for (std::size_t i = 0; i < pass_tables.size(); ++i)
+    v.pass_tables[i] = {base + pass_tables[i].fwd, base + pass_tables[i].inv, pass_tables[i].t, pass_tables[i].s};
   return v;
 }
 

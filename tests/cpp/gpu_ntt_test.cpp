@@ -118,8 +118,8 @@ std::string plan_name(const PlanOptions& o) {
 
 std::vector<Fr> simulate(Transform kind, const std::vector<Fr>& v, unsigned log_n, Order order,
                          const PlanOptions& opt, unsigned coupling_log_size = gntt::kCouplingLogSize,
-                         unsigned first_pass_s = 0) {
-  const auto tables = gntt::build_tables(log_n, coupling_log_size, first_pass_s);
+                         const std::vector<gntt::PassTableShape>& pass_tables = {}) {
+  const auto tables = gntt::build_tables(log_n, coupling_log_size, pass_tables);
   const auto view = tables.view(tables.data.data());
   auto data = as_dev(v);
   std::vector<Fr32> work(v.size());
@@ -221,68 +221,89 @@ TEST(GpuNttSimulation, DirectCouplingTableIsUsedWhereItReaches) {
   EXPECT_LT(gntt::estimate_cost(passes).fr_muls, gntt::estimate_cost(two_level).fr_muls);
 }
 
-// The first-pass table (each element's coupling twiddle read at its own index) serves a first
-// pass of the s it was built for, forward and inverse, with any input mode, and is left alone
-// by a plan whose first pass has another s; every result equals the CPU's. A direct coupling
-// table of 2^4 entries (kL) keeps the first pass from reaching it, as at 2^24 with 2^18.
-TEST(GpuNttSimulation, FirstPassTableMatchesCpu) {
+// The pass tables (each element's coupling twiddle read beside it) serve the passes of the t
+// and s they were built for, forward and inverse, with any input mode, and are left alone by
+// a plan whose passes differ and by the options that switch them off; every result equals the
+// CPU's. A direct coupling table of 2^4 entries (kL) keeps the first pass from reaching it, as
+// at 2^24 with 2^18; the later passes reach it, so their tables replace its scattered reads.
+TEST(GpuNttSimulation, PassTablesMatchCpu) {
   constexpr unsigned kL = 4;
   const unsigned log_n = prooflab::test::kSlowBuild ? 10 : 13;
   const EvaluationDomain d(log_n);
   const auto v = random_vector(d.size(), 21);
   const std::vector<std::vector<unsigned>> splits = {{3, log_n - 3}, {4, 3, log_n - 7}, {1, log_n - 2, 1}};
+  std::vector<Fr32> buf(1);  // make_passes only records the pointers
+  const auto passes_of = [&](const gntt::TablesView& view, const PlanOptions& plan, bool inverse = true) {
+    return gntt::make_passes(inverse ? gntt::inverse_spec(view) : gntt::forward_spec(view), view,
+                             {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, plan);
+  };
   for (const auto& stages : splits) {
-    const unsigned s = stages.front();
-    const auto tables = gntt::build_tables(log_n, kL, s);
+    // Every pass before the last has a table: the first at t = 0, a second (three passes) at
+    // t = stages[0].
+    std::vector<gntt::PassTableShape> shapes = {{0, stages[0]}};
+    if (stages.size() == 3) shapes.push_back({stages[0], stages[1]});
+    const auto tables = gntt::build_tables(log_n, kL, shapes);
     const auto view = tables.view(tables.data.data());
     for (bool paired : {false, true}) {
       const PlanOptions plan{12, 32, stages, true, paired};
-      std::vector<Fr32> buf(1);
-      const auto passes = gntt::make_passes(gntt::inverse_spec(view), view,
-                                            {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, plan);
-      EXPECT_EQ(passes[0].first_coupling, view.first_pass.inv) << plan_name(plan);
-      EXPECT_EQ(passes[1].first_coupling, nullptr);
+      const auto passes = passes_of(view, plan);
+      for (std::size_t i = 0; i < shapes.size(); ++i)
+        EXPECT_EQ(passes[i].pass_coupling, view.pass_tables[i].inv) << i << " " << plan_name(plan);
+      EXPECT_EQ(passes.back().pass_coupling, nullptr);
+      EXPECT_EQ(passes_of(view, plan, false)[0].pass_coupling, view.pass_tables[0].fwd);
       PlanOptions off = plan;
       off.first_pass_table = false;
-      const auto built = gntt::make_passes(gntt::inverse_spec(view), view,
-                                           {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, off);
-      EXPECT_EQ(built[0].first_coupling, nullptr);
+      const auto built = passes_of(view, off);
+      EXPECT_EQ(built[0].pass_coupling, nullptr);
       EXPECT_LT(gntt::estimate_cost(passes).fr_muls, gntt::estimate_cost(built).fr_muls);
+      PlanOptions direct = plan, two_level = plan;
+      direct.later_pass_tables = false;
+      two_level.direct_coupling = false;
+      if (shapes.size() == 2) {
+        EXPECT_EQ(passes_of(view, direct)[1].pass_coupling, nullptr);
+        EXPECT_EQ(passes_of(view, direct)[1].coupling.powers != nullptr, stages[0] >= view.coupling.log_step);
+        EXPECT_EQ(passes_of(view, two_level)[1].pass_coupling, nullptr);
+        EXPECT_EQ(passes_of(view, direct)[0].pass_coupling, view.pass_tables[0].inv);
+      }
       for (Transform kind : kKinds)
-        EXPECT_SAME_VECTOR(simulate(kind, v, log_n, Order::kNatural, plan, kL, s),
-                           cpu_transform(kind, v, d),
-                           std::string(gntt::transform_name(kind)) + " first pass " + std::to_string(s) +
-                               " " + plan_name(plan));
+        for (const PlanOptions& p : {plan, direct})
+          EXPECT_SAME_VECTOR(simulate(kind, v, log_n, Order::kNatural, p, kL, shapes), cpu_transform(kind, v, d),
+                             std::string(gntt::transform_name(kind)) + " pass tables " +
+                                 std::to_string(shapes.size()) + " " + plan_name(p) +
+                                 (p.later_pass_tables ? "" : "/later-direct"));
     }
-    // A plan whose first pass has another s builds its twiddles.
-    std::vector<Fr32> buf(1);
-    const PlanOptions other{12, 32, {s + 1, log_n - s - 1}};
-    EXPECT_EQ(gntt::make_passes(gntt::forward_spec(view), view,
-                                {buf.data(), nullptr, nullptr, buf.data() + 1, buf.data()}, other)[0]
-                  .first_coupling,
-              nullptr);
+    // A plan whose passes start elsewhere or have another s builds its twiddles.
+    const PlanOptions other{12, 32, {stages[0] + 1, log_n - stages[0] - 1}};
+    EXPECT_EQ(passes_of(view, other)[0].pass_coupling, nullptr);
   }
   // Groth16's H: the first passes load a·b - c or scale by a table.
   const std::size_t n = d.size();
   auto a = random_vector(n, 1), b = random_vector(n, 2), c = random_vector(n, 3);
-  const auto tables = gntt::build_tables(log_n, kL, 5);
-  const auto h = simulate_h(tables.view(tables.data.data()), a, b, c, PlanOptions{12, 32, {5, log_n - 5}});
+  const auto tables = gntt::build_tables(log_n, kL, {{0, 5}, {5, 4}});
+  const auto h = simulate_h(tables.view(tables.data.data()), a, b, c, PlanOptions{12, 32, {5, 4, log_n - 9}});
   const auto expect = prooflab::groth16::compute_h(a, b, c, pool());
-  EXPECT_EQ(0, std::memcmp(h.data(), expect.data(), (n - 1) * sizeof(Fr32))) << "compute_h, first pass 5";
+  EXPECT_EQ(0, std::memcmp(h.data(), expect.data(), (n - 1) * sizeof(Fr32))) << "compute_h, passes 5 + 4";
 }
 
-// Which sizes a Domain builds first-pass tables for, and what they cost.
-TEST(GpuNttSimulation, FirstPassTablesForTheTunedMultiPassSizes) {
-  EXPECT_EQ(gntt::first_pass_table_stages(11), 0u);  // one pass
-  EXPECT_EQ(gntt::first_pass_table_stages(18), 0u);  // the direct coupling table reaches t = 0
-  EXPECT_EQ(gntt::first_pass_table_stages(24), 8u);  // 8 + 8 + 8
-  EXPECT_EQ(gntt::first_pass_table_stages(20), 7u);  // 7 + 7 + 6
-  EXPECT_EQ(gntt::first_pass_table_stages(25), 0u);  // above kFirstPassTableMaxLog
-  EXPECT_EQ(gntt::Domain::bytes_for(24), (gntt::table_elements(24) + (std::size_t{2} << 24)) * sizeof(Fr32));
-  EXPECT_EQ(gntt::Domain::bytes_for(26), gntt::table_elements(26) * sizeof(Fr32));
+// Which passes a Domain builds tables for, and what they cost.
+TEST(GpuNttSimulation, PassTablesForTheTunedMultiPassSizes) {
+  using Shapes = std::vector<gntt::PassTableShape>;
+  EXPECT_EQ(gntt::pass_table_shapes(11), Shapes{});                  // one pass
+  EXPECT_EQ(gntt::pass_table_shapes(18), Shapes{});                  // 9 + 9: the direct table reaches t = 0
+  EXPECT_EQ(gntt::pass_table_shapes(24), (Shapes{{0, 8}, {8, 8}}));  // 8 + 8 + 8
+  EXPECT_EQ(gntt::pass_table_shapes(20), (Shapes{{0, 7}, {7, 7}}));  // 7 + 7 + 6
+  EXPECT_EQ(gntt::pass_table_shapes(25), (Shapes{{9, 8}}));          // 9 + 8 + 8: no first above 2^24
+  EXPECT_EQ(gntt::pass_table_shapes(26), (Shapes{{9, 9}}));          // 9 + 9 + 8
+  EXPECT_EQ(gntt::pass_table_entries(24), (std::size_t{1} << 24) + (std::size_t{1} << 16));
+  EXPECT_EQ(gntt::Domain::bytes_for(24),
+            (gntt::table_elements(24) + 2 * ((std::size_t{1} << 24) + (std::size_t{1} << 16))) * sizeof(Fr32));
+  EXPECT_EQ(gntt::Domain::bytes_for(26), (gntt::table_elements(26) + (std::size_t{2} << 17)) * sizeof(Fr32));
+  EXPECT_EQ(gntt::Domain::bytes_for(11), gntt::table_elements(11) * sizeof(Fr32));
   for (unsigned k : {1u, 5u, 13u, 24u})
     EXPECT_EQ(gntt::build_tables(k).data.size(), gntt::table_elements(k)) << k;
-  EXPECT_THROW(gntt::build_tables(10, gntt::kCouplingLogSize, 10), std::invalid_argument);
+  EXPECT_THROW(gntt::build_tables(10, gntt::kCouplingLogSize, {{0, 10}}), std::invalid_argument);  // the last pass
+  EXPECT_THROW(gntt::build_tables(10, gntt::kCouplingLogSize, {{4, 6}}), std::invalid_argument);
+  EXPECT_THROW(gntt::build_tables(10, gntt::kCouplingLogSize, {{0, 2}, {2, 2}, {4, 2}}), std::invalid_argument);
 }
 
 TEST(GpuNttSimulation, ComputeHMatchesCpu) {
@@ -357,16 +378,24 @@ class GpuNtt : public ::testing::TestWithParam<unsigned> {
   cudaStream_t stream_ = nullptr;
 };
 
-TEST_P(GpuNtt, FirstPassTableEqualsTheHosts) {
+TEST_P(GpuNtt, PassTablesEqualTheHosts) {
   const gntt::Domain dom(log_n(), *alloc_, stream_);
-  const auto& fp = dom.tables().first_pass;
-  EXPECT_EQ(fp.s, gntt::first_pass_table_stages(log_n()));
+  const auto shapes = gntt::pass_table_shapes(log_n());
   EXPECT_EQ(dom.table_bytes(), gntt::Domain::bytes_for(log_n()));
-  if (!fp.s) GTEST_SKIP() << "2^" << log_n() << ": no first-pass table (one pass, the direct table reaches, or above 2^24)";
-  if (log_n() > 20) GTEST_SKIP() << "the host's emulated build of 2^" << log_n() << " entries is slow";
-  const auto host = gntt::build_tables(log_n(), gntt::kCouplingLogSize, fp.s);
-  EXPECT_EQ(0, std::memcmp(get(fp.fwd).data(), host.data.data() + host.first_fwd, n() * sizeof(Fr32))) << "forward";
-  EXPECT_EQ(0, std::memcmp(get(fp.inv).data(), host.data.data() + host.first_inv, n() * sizeof(Fr32))) << "inverse";
+  if (shapes.empty()) GTEST_SKIP() << "2^" << log_n() << ": no pass tables (one pass)";
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const auto& table = dom.tables().pass_tables[i];
+    ASSERT_EQ((gntt::PassTableShape{table.t, table.s}), shapes[i]) << i;
+    if (log_n() - table.t > 20) continue;  // the host's emulated build of 2^24 entries is slow
+    const auto host = gntt::build_tables(log_n(), gntt::kCouplingLogSize, {shapes[i]});
+    const std::size_t size = std::size_t{1} << (log_n() - table.t);
+    const auto bytes = size * sizeof(Fr32);
+    std::vector<Fr32> fwd(size), inv(size);
+    check_cuda(cudaMemcpy(fwd.data(), table.fwd, bytes, cudaMemcpyDeviceToHost), "download pass table");
+    check_cuda(cudaMemcpy(inv.data(), table.inv, bytes, cudaMemcpyDeviceToHost), "download pass table");
+    EXPECT_EQ(0, std::memcmp(fwd.data(), host.data.data() + host.pass_tables[0].fwd, bytes)) << "forward " << i;
+    EXPECT_EQ(0, std::memcmp(inv.data(), host.data.data() + host.pass_tables[0].inv, bytes)) << "inverse " << i;
+  }
 }
 
 TEST_P(GpuNtt, EveryTransformMatchesCpu) {
