@@ -35,7 +35,8 @@ std::unique_ptr<engine::Backend> make_backend(const engine::EngineConfig& cfg) {
     return std::make_unique<gpu::engine::CudaBackend>(
         static_cast<int>(cfg.devices), cfg.vram_limit,
         gpu::engine::CudaBackend::Options{.fixed_base_h = cfg.fixed_base_h,
-                                          .overlap_batch_add = cfg.overlap_batch_add});
+                                          .overlap_batch_add = cfg.overlap_batch_add,
+                                          .b_g2_on_device = cfg.b_g2_msm == engine::Placement::kGpu});
 #else
     throw engine::ConfigError(
         "config key 'backend': 'cuda' needs a build with CUDA (nvcc was not found or "

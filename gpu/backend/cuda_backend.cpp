@@ -583,7 +583,7 @@ bool CudaBackend::streams_key(int device, const groth16::ProvingKey& pk,
   // Resident matrices (sparse_products = gpu) and the NTT tables of this size (1 GiB at 2^24
   // with the pass tables) take their share of the budget first.
   const unsigned log_n = domain_size < 2 ? 1 : log2_exact(domain_size);
-  return resident_key_bytes(pk, options_.fixed_base_h) + partition_bytes(domain_size, options_) +
+  return resident_bytes(pk, options_) + partition_bytes(domain_size, options_) +
              ntt::Domain::bytes_for(log_n) + matrices_bytes(device_at(device)) +
              query_variables_bytes(device_at(device)) >
          vram_budget(device);
@@ -615,6 +615,11 @@ std::uint64_t CudaBackend::resident_key_bytes(const groth16::ProvingKey& pk, boo
   const std::uint64_t h = fixed_base_h && !pk.h.empty() ? msm::FixedBaseTable::bytes(pk.h.size())
                                                         : kAffineBytes * pk.h.size();
   return h + kAffineBytes * (pk.l.size() + pk.a.size() + pk.b_g1.size());
+}
+
+std::uint64_t CudaBackend::resident_bytes(const groth16::ProvingKey& pk, const Options& options) {
+  const std::uint64_t g2 = options.b_g2_on_device ? sizeof(msm::G2AffineRaw) * pk.b_g2.size() : 0;
+  return resident_key_bytes(pk, options.fixed_base_h) + g2;
 }
 
 std::uint64_t CudaBackend::batch_add_bytes(std::size_t n) {
@@ -784,13 +789,22 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     // Per device, once: the key's queries and the NTT tables of this size (the first phase
     // on a device pays their upload before its sub-stages start).
     const bool streamed = streams_key(device, pk, n);
-    if (streamed && options_.fixed_base_h)
+    if (streamed && (options_.fixed_base_h || options_.b_g2_on_device)) {
+      // Both need the key resident (a streamed key has no table, and its G2 query could not
+      // stay): refused before any of the phase's work.
+      const std::string key = options_.fixed_base_h ? "fixed_base_h" : "b_g2_msm";
+      const std::string what = options_.fixed_base_h && options_.b_g2_on_device
+                                   ? "with H's fixed-base table and its G2 query"
+                                   : options_.fixed_base_h ? "with H's fixed-base table" : "with its G2 query";
+      const std::string instead = options_.fixed_base_h ? "fixed_base_h = off, which streams the key"
+                                                        : "b_g2_msm = cpu, which keeps the G2 query in host memory";
       throw prooflab::engine::ConfigError(
-          "config key 'fixed_base_h': the key with H's fixed-base table (" +
-          std::to_string(resident_key_bytes(pk, true)) + " bytes) and a partition of 2^" +
-          std::to_string(log2_exact(n)) + " (" + std::to_string(partition_bytes(n, options_)) +
-          " bytes) do not fit device " + std::to_string(device) + "'s budget of " +
-          std::to_string(vram_budget(device)) + " bytes (use fixed_base_h = off, which streams the key)");
+          "config key '" + key + "': the key " + what + " (" + std::to_string(resident_bytes(pk, options_)) +
+          " bytes) and a partition of 2^" + std::to_string(log2_exact(n)) + " (" +
+          std::to_string(partition_bytes(n, options_)) + " bytes) do not fit device " + std::to_string(device) +
+          "'s budget of " + std::to_string(vram_budget(device)) + " bytes (use " + instead +
+          ", or a larger vram_limit)");
+    }
     const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streamed, options_.fixed_base_h);
     const ntt::Domain& dom = domain_of(d, log2_exact(n));
     LaneLease lane(d);

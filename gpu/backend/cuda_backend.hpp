@@ -26,6 +26,7 @@ namespace prooflab::gpu::engine {
 struct CudaBackendOptions {
   bool fixed_base_h = false;
   bool overlap_batch_add = false;
+  bool b_g2_on_device = false;
 };
 
 class CudaBackend final : public prooflab::engine::Backend {
@@ -42,6 +43,12 @@ class CudaBackend final : public prooflab::engine::Backend {
   // bytes: resident_key_bytes counts it).
   // options.overlap_batch_add (knob overlap_batch_add = on): run_gpu_phase runs the batch
   // additions on a stream of their own beside the tail MSMs (see run_gpu_phase).
+  // options.b_g2_on_device (knob b_g2_msm = gpu): the key's G2 query will be resident beside
+  // its G1 queries (run_b_g2_msm uploads it), so streams_key counts it, and a key that would
+  // then stream is refused by run_gpu_phase with a ConfigError naming b_g2_msm.
+  // fixed_base_h and b_g2_on_device need the key resident: run_gpu_phase refuses a key that
+  // does not fit with them before any of the phase's work, naming the key, the sizes and the
+  // budget.
   using Options = CudaBackendOptions;
   CudaBackend(int devices, std::uint64_t vram_limit, Options options = {});
   ~CudaBackend() override;
@@ -129,7 +136,8 @@ class CudaBackend final : public prooflab::engine::Backend {
   // at once, on three streams: when their first chunks' bytes together fit one chunk's.
   static bool tails_together(std::size_t domain_size, std::size_t l, std::size_t a, std::size_t b_g1);
   // Whether the key's queries stay in host memory and stream through the MSMs in batches of
-  // stream_batch(n) points: when resident_key_bytes + partition_bytes(n) exceed the budget.
+  // stream_batch(n) points: when resident_bytes + partition_bytes(n) (and the NTT tables and
+  // resident matrices) exceed the budget.
   // A streamed key's vectors are page-locked (cudaHostRegister) until another key replaces it
   // or the backend is destroyed: the ProvingKey must outlive its use here (as it must anyway:
   // keys are recognised by address).
@@ -141,6 +149,9 @@ class CudaBackend final : public prooflab::engine::Backend {
   // Bytes the proving key's G1 queries take on each device once resident; fixed_base_h: with
   // the H query's fixed-base table in place of the query.
   static std::uint64_t resident_key_bytes(const groth16::ProvingKey& pk, bool fixed_base_h = false);
+  // Everything of the key these options keep on each device: resident_key_bytes, and the G2
+  // query (192 bytes a point) with b_g2_on_device.
+  static std::uint64_t resident_bytes(const groth16::ProvingKey& pk, const Options& options);
   bool fixed_base_h() const { return options_.fixed_base_h; }
   bool overlap_batch_add() const { return options_.overlap_batch_add; }
 

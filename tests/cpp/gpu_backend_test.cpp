@@ -108,6 +108,20 @@ TEST(CudaBackendNoGpu, WithoutADeviceConstructionSaysWhyInTheRuntimesWords) {
   EXPECT_TRUE(meta.contains("error")) << meta.dump();
 }
 
+// What stays resident per device: the G1 queries (H's fixed-base table in H's place with
+// fixed_base_h) and, with b_g2_on_device, the G2 query at 192 bytes a point; counted from the
+// key's own sizes.
+TEST(CudaBackendNoGpu, ResidentBytesCountTheG2QueryWhenItGoesOnTheDevice) {
+  const auto& s = setup_for("porep-like", 1 << 10);
+  ASSERT_FALSE(s.pk.b_g2.empty());
+  const std::uint64_t g1 = 96ull * (s.pk.h.size() + s.pk.l.size() + s.pk.a.size() + s.pk.b_g1.size());
+  EXPECT_EQ(CudaBackend::resident_key_bytes(s.pk), g1);
+  EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {}), g1);
+  EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.b_g2_on_device = true}), g1 + 192ull * s.pk.b_g2.size());
+  EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.fixed_base_h = true, .b_g2_on_device = true}),
+            CudaBackend::resident_key_bytes(s.pk, true) + 192ull * s.pk.b_g2.size());
+}
+
 // ---------------------------------------------------------------- on a GPU
 
 // msm::scratch_bytes asks CUB for its sort's temporary storage, which needs a device.
@@ -402,6 +416,46 @@ TEST_P(CudaBackendPhase, BG2MsmOnTheDeviceEqualsTheHosts) {
   std::printf("b_g2 query %zu points: %zu ones, %zu tail; G2 scratch peak %llu B\n",
               s.pk.b_g2.size(), in.plan.b_g2.num_ones, in.plan.b_g2.tail_scalars.size(),
               static_cast<unsigned long long>(cuda.vram_peak(0) - used1));
+}
+
+// b_g2_msm = gpu keeps the G2 query beside the G1 queries: a budget that holds the G1 key and
+// a partition but not the G2 query as well is refused before the phase's work, with a
+// ConfigError naming b_g2_msm, the bytes and the budget; without the option the same budget
+// keeps the key resident and the phase runs.
+TEST_P(CudaBackendPhase, BG2OnTheDeviceCountsItsQueryAndRefusesAKeyThatWouldStream) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Inputs in = inputs(s, 13);
+  const std::size_t n = in.part.a.size();
+  const std::uint64_t g1 = CudaBackend::resident_key_bytes(s.pk), g2 = 192ull * s.pk.b_g2.size();
+  if (g2 < (16u << 10)) GTEST_SKIP() << "a G2 query of " << g2 << " B: below the allocator's rounding";
+  // The NTT tables of this size on top: measured from a backend that has them.
+  CudaBackend probe(1, 0);
+  {
+    auto buffers = probe.stage(0, in.part, "probe");
+    probe.run_gpu_phase(0, s.pk, *buffers, in.plan, [](trace::Stage, std::int64_t) {});
+  }
+  const std::uint64_t tables = probe.vram_used(0) - g1;
+  const std::uint64_t budget = g1 + CudaBackend::partition_bytes(n) + tables + g2 / 2;
+  {
+    CudaBackend cuda(1, budget, {.b_g2_on_device = true});
+    EXPECT_TRUE(cuda.streams_key(0, s.pk, n));
+    auto buffers = cuda.stage(0, in.part, "test");
+    try {
+      cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [](trace::Stage, std::int64_t) {});
+      ADD_FAILURE() << "no ConfigError";
+    } catch (const engine::ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("'b_g2_msm'"), std::string::npos) << what;
+      EXPECT_NE(what.find(std::to_string(g1 + g2) + " bytes"), std::string::npos) << what;
+      EXPECT_NE(what.find(std::to_string(cuda.vram_budget(0))), std::string::npos) << what;
+    }
+    EXPECT_EQ(cuda.vram_used(0), buffers->bytes()) << "nothing of the key uploaded";
+  }
+  CudaBackend cuda(1, budget);
+  EXPECT_FALSE(cuda.streams_key(0, s.pk, n));
+  auto buffers = cuda.stage(0, in.part, "test");
+  expect_same_sums(cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [](trace::Stage, std::int64_t) {}), in.want);
 }
 
 // What one phase on a fresh backend leaves resident (the key's bases and the NTT tables) and
