@@ -36,7 +36,8 @@ std::unique_ptr<engine::Backend> make_backend(const engine::EngineConfig& cfg) {
         static_cast<int>(cfg.devices), cfg.vram_limit,
         gpu::engine::CudaBackend::Options{.fixed_base_h = cfg.fixed_base_h,
                                           .overlap_batch_add = cfg.overlap_batch_add,
-                                          .b_g2_on_device = cfg.b_g2_msm == engine::Placement::kGpu});
+                                          .b_g2_on_device = cfg.b_g2_msm == engine::Placement::kGpu,
+                                          .tails_beside_h = cfg.tails_beside_h});
 #else
     throw engine::ConfigError(
         "config key 'backend': 'cuda' needs a build with CUDA (nvcc was not found or "

@@ -229,6 +229,11 @@ std::vector<Knob> make_table() {
                 "tail MSMs run (a resident key whose tails run at once); BATCH_ADD then marks when the "
                 "batch additions end, TAIL_MSM when the tails have",
                 "none: supraseal runs the batch additions before the tail MSMs"),
+      bool_knob("tails_beside_h", &C::tails_beside_h,
+                "backend cuda: the batch additions and tail MSMs of L, A and B_G1 on streams of their "
+                "own while H runs (a resident key whose tails run at once); NTT_H then marks when H's "
+                "MSM ends, BATCH_ADD and TAIL_MSM what was left of the others after it",
+                "none: supraseal runs them after the MSM of H"),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,
                 "backend cuda: CUPTI activity and NVTX stage ranges into cupti.csv",

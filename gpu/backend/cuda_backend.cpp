@@ -146,10 +146,11 @@ struct ResidentKey {
 };
 
 // A stream with what runs on it: one GPU phase (or one upload) at a time. The tail MSMs of A
-// and B_G1 may run on the two tail streams beside L's on `stream`, and the batch additions on
-// `ones_stream` beside them (run_gpu_phase).
+// and B_G1 may run on two tail streams beside L's on `stream`, and the batch additions on
+// `ones_stream` beside them; with tails_beside_h all three tails run on the tail streams and
+// the batch additions on `ones_stream` while H runs on `stream` (run_gpu_phase).
 struct Lane {
-  static constexpr int kTailStreams = 2;
+  static constexpr int kTailStreams = 3;
   cudaStream_t stream = nullptr;
   cudaStream_t tail_streams[kTailStreams] = {};
   cudaStream_t ones_stream = nullptr;
@@ -173,8 +174,11 @@ struct Lane {
     h.reset();  // synchronises its side streams
     destroy_streams();
   }
+  std::array<cudaStream_t, kTailStreams + 1> side_streams() const {
+    return {tail_streams[0], tail_streams[1], tail_streams[2], ones_stream};
+  }
   void destroy_streams() {
-    for (cudaStream_t* s : {&stream, &tail_streams[0], &tail_streams[1], &ones_stream})
+    for (cudaStream_t* s : {&stream, &tail_streams[0], &tail_streams[1], &tail_streams[2], &ones_stream})
       if (*s) {
         cudaStreamSynchronize(*s);
         cudaStreamDestroy(*s);
@@ -467,7 +471,7 @@ curve::G1Jacobian tail_sum(msm::Msm& engine, cudaStream_t stream, const msm::Dev
 }
 
 // The side streams start after what the lane's stream queued.
-void wait_for_lane(Lane& lane, std::span<cudaStream_t> side, const std::string& what) {
+void wait_for_lane(Lane& lane, std::span<const cudaStream_t> side, const std::string& what) {
   cudaEvent_t ready = nullptr;
   check_cuda(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), ("cudaEventCreate(" + what + ")").c_str());
   try {
@@ -496,25 +500,24 @@ void join_side(std::future<T>& side, T& out, std::exception_ptr& failed) {
 // The three tail MSMs (L, A, B_G1) of one phase: tails[i](stream) computes one on `stream`.
 // They are independent, and a small one leaves most of the GPU idle in its latency-bound
 // phases (sort, fix-up, reduction, sums: ~2.5 of ~7 ms for a 620k-point tail at 2^24), so
-// when `together` they run at once, L on the lane's stream from this thread and A, B_G1 on
-// the lane's tail streams from two more (each call synchronises its own stream); else one
-// after the other on the lane's stream.
-std::array<curve::G1Jacobian, 3> run_tails(int device, Lane& lane, bool together,
+// when `together` they run at once, L on streams[0] from this thread and A, B_G1 on streams[1]
+// and streams[2] from two more (each call synchronises its own stream); else one after the
+// other on streams[0].
+std::array<curve::G1Jacobian, 3> run_tails(int device, bool together, const std::array<cudaStream_t, 3>& streams,
                                            const std::array<std::function<curve::G1Jacobian(cudaStream_t)>, 3>& tails) {
-  if (!together) return {tails[0](lane.stream), tails[1](lane.stream), tails[2](lane.stream)};
-  wait_for_lane(lane, lane.tail_streams, "tails");
+  if (!together) return {tails[0](streams[0]), tails[1](streams[0]), tails[2](streams[0])};
   const auto on_side = [&](int i) {
     return std::async(std::launch::async, [&, i] {
       DeviceScope scope(device);  // the current device is per host thread
-      return tails[i + 1](lane.tail_streams[i]);
+      return tails[i](streams[i]);
     });
   };
-  auto a = on_side(0);
-  auto b = on_side(1);
+  auto a = on_side(1);
+  auto b = on_side(2);
   curve::G1Jacobian l;
   std::exception_ptr failed;
   try {
-    l = tails[0](lane.stream);
+    l = tails[0](streams[0]);
   } catch (...) {
     failed = std::current_exception();
   }
@@ -524,6 +527,14 @@ std::array<curve::G1Jacobian, 3> run_tails(int device, Lane& lane, bool together
   if (failed) std::rethrow_exception(failed);
   return out;
 }
+
+// The batch additions' and the tail MSMs' sums of one phase, and when the batch additions
+// ended (the split of the BATCH_ADD and TAIL_MSM sub-stages).
+struct OnesAndTails {
+  std::array<curve::G1Jacobian, 3> ones, tails;
+  std::chrono::steady_clock::time_point ones_end;
+  bool batch_add_reported = false;
+};
 
 }  // namespace
 
@@ -654,7 +665,10 @@ std::uint64_t CudaBackend::partition_bytes(std::size_t n, const Options& options
   const std::uint64_t streamed = 2 * kAffineBytes * batch + msm::scratch_bytes(batch) + batch_add;
   // overlap_batch_add: a batch addition beside the tails (tails_together: their chunks within one).
   const std::uint64_t beside = options.overlap_batch_add ? batch_add + tail : tail;
-  return inputs + std::max({h_scratch, msm_h, batch_add, beside, streamed});
+  // tails_beside_h: those beside H's scratch.
+  const std::uint64_t h_part = std::max(h_scratch, msm_h);
+  if (options.tails_beside_h) return inputs + std::max({h_part + std::max(batch_add, beside), streamed});
+  return inputs + std::max({h_part, batch_add, beside, streamed});
 }
 
 std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage(
@@ -819,22 +833,10 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
       buf.witness.reset();
       buf.matrices.reset();
     }
-    lane->h->compute(buf.a.get(), buf.b.get(), buf.c.get(), dom, lane->stream);
-    // a[0, n-1) holds h as canonical scalars (msm::Scalar layout); Msm::run synchronises.
-    const auto* h_scalars = reinterpret_cast<const std::uint32_t*>(buf.a.get());
-    const std::size_t batch = stream_batch(n);
-    sums.h = msm::to_jacobian(
-        key->streamed
-            ? lane->msm->run_streamed(reinterpret_cast<const msm::G1AffineRaw*>(pk.h.data()),
-                                      h_scalars, n - 1, batch, lane->stream, {}, "msm_h")
-        : key->h_table ? lane->msm->run_fixed_base(*key->h_table, h_scalars, lane->stream, {}, "msm_h")
-                       : lane->msm->run(key->h->data(), h_scalars, n - 1, lane->stream, {}, "msm_h"));
-    if (on_substage) on_substage(trace::Stage::kNttH, micros_since(t0));
-
-    t0 = std::chrono::steady_clock::now();
-    msm::Msm& engine = *lane->msm;  // holds no per-call state: the tails and batch additions may share it
+    msm::Msm& engine = *lane->msm;  // holds no per-call state: H, the tails and batch additions may share it
     // prep_msm = gpu: the plans the device made (run_prep_msm refuses a streamed key).
     const bool device_plans = !buf.plans.empty();
+    const std::size_t batch = stream_batch(n);
     // The three batch additions, one after the other on `stream`.
     const auto batch_adds = [&](cudaStream_t stream) {
       const auto ones = [&](const std::unique_ptr<msm::DeviceBases>& resident,
@@ -863,41 +865,90 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     };
     const bool together = !key->streamed &&
                           tails_together(n, tails_len(0, plan.l), tails_len(1, plan.a), tails_len(2, plan.b_g1));
-    const auto tails = [&] {
-      return run_tails(device, *lane, together,
-                       {tail(key->l, plan.l, 0), tail(key->a, plan.a, 1), tail(key->b_g1, plan.b_g1, 2)});
+    const std::array<std::function<curve::G1Jacobian(cudaStream_t)>, 3> tails = {
+        tail(key->l, plan.l, 0), tail(key->a, plan.a, 1), tail(key->b_g1, plan.b_g1, 2)};
+    // The batch additions on `ones_stream`, then the tails on `tail_streams`; with
+    // overlap_batch_add (tails at once) the tails from other host threads beside them (their
+    // latency-bound fix-ups, reductions and sums leave most SMs idle). report: BATCH_ADD is
+    // reported from here as the batch additions end, where they end before the tails start
+    // (this thread, after H).
+    std::chrono::steady_clock::time_point h_end;
+    const auto ones_and_tails = [&](cudaStream_t ones_stream, const std::array<cudaStream_t, 3>& tail_streams,
+                                    bool report) {
+      OnesAndTails r;
+      if (options_.overlap_batch_add && together) {
+        auto tails_done = std::async(std::launch::async, [&] {
+          DeviceScope side(device);
+          return run_tails(device, true, tail_streams, tails);
+        });
+        std::exception_ptr failed;
+        try {
+          r.ones = batch_adds(ones_stream);
+        } catch (...) {
+          failed = std::current_exception();
+        }
+        r.ones_end = std::chrono::steady_clock::now();
+        join_side(tails_done, r.tails, failed);
+        if (failed) std::rethrow_exception(failed);
+      } else {
+        r.ones = batch_adds(ones_stream);
+        r.ones_end = std::chrono::steady_clock::now();
+        if (report && on_substage) {
+          on_substage(trace::Stage::kBatchAdd, micros_between(h_end, r.ones_end));
+          r.batch_add_reported = true;
+        }
+        r.tails = run_tails(device, together, tail_streams, tails);
+      }
+      return r;
     };
-    std::array<curve::G1Jacobian, 3> ones, t;
-    if (options_.overlap_batch_add && together) {
-      // The tails on three host threads and streams (their latency-bound fix-ups, reductions
-      // and sums leave most SMs idle), the batch additions on this thread and ones_stream.
-      wait_for_lane(*lane, std::span(&lane->ones_stream, 1), "batch_add");
-      auto tails_done = std::async(std::launch::async, [&] {
-        DeviceScope side(device);
-        return tails();
+    // tails_beside_h (tails at once): all of that on the lane's side streams from another host
+    // thread while H runs on the lane's stream. The side streams start after what the lane's
+    // stream has queued: before H (the inputs' uploads) beside it, else after it.
+    const bool beside_h = options_.tails_beside_h && together;
+    const auto side_streams = lane->side_streams();
+    std::future<OnesAndTails> side;
+    if (beside_h) {
+      wait_for_lane(*lane, side_streams, "tails and batch additions");
+      side = std::async(std::launch::async, [&] {
+        DeviceScope scope(device);
+        return ones_and_tails(lane->ones_stream, {lane->tail_streams[0], lane->tail_streams[1], lane->tail_streams[2]},
+                              false);
       });
-      std::exception_ptr failed;
-      try {
-        ones = batch_adds(lane->ones_stream);
-      } catch (...) {
-        failed = std::current_exception();
-      }
-      const auto ones_end = std::chrono::steady_clock::now();
-      join_side(tails_done, t, failed);
-      if (failed) std::rethrow_exception(failed);
-      check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
-      if (on_substage) {
-        on_substage(trace::Stage::kBatchAdd, micros_between(t0, ones_end));
-        on_substage(trace::Stage::kTailMsm, micros_since(ones_end));
-      }
-    } else {
-      ones = batch_adds(lane->stream);
-      if (on_substage) on_substage(trace::Stage::kBatchAdd, micros_since(t0));
-      t0 = std::chrono::steady_clock::now();
-      t = tails();
-      check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
-      if (on_substage) on_substage(trace::Stage::kTailMsm, micros_since(t0));
     }
+    std::exception_ptr failed;
+    try {
+      lane->h->compute(buf.a.get(), buf.b.get(), buf.c.get(), dom, lane->stream);
+      // a[0, n-1) holds h as canonical scalars (msm::Scalar layout); Msm::run synchronises.
+      const auto* h_scalars = reinterpret_cast<const std::uint32_t*>(buf.a.get());
+      sums.h = msm::to_jacobian(
+          key->streamed
+              ? lane->msm->run_streamed(reinterpret_cast<const msm::G1AffineRaw*>(pk.h.data()),
+                                        h_scalars, n - 1, batch, lane->stream, {}, "msm_h")
+          : key->h_table ? lane->msm->run_fixed_base(*key->h_table, h_scalars, lane->stream, {}, "msm_h")
+                         : lane->msm->run(key->h->data(), h_scalars, n - 1, lane->stream, {}, "msm_h"));
+      h_end = std::chrono::steady_clock::now();
+      if (on_substage) on_substage(trace::Stage::kNttH, micros_between(t0, h_end));
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    OnesAndTails r;
+    if (beside_h) join_side(side, r, failed);  // its scratch is the phase's: joined before a rethrow
+    if (failed) std::rethrow_exception(failed);
+    if (!beside_h) {
+      wait_for_lane(*lane, side_streams, "tails and batch additions");
+      r = ones_and_tails(options_.overlap_batch_add && together ? lane->ones_stream : lane->stream,
+                         {lane->stream, lane->tail_streams[0], lane->tail_streams[1]}, true);
+    }
+    check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(gpu phase)");
+    // The sub-stages tile the phase's wall time, split where H's MSM and then the batch
+    // additions ended (beside H, the work done before H's end is inside NTT_H).
+    if (on_substage) {
+      const auto ones_end = std::max(r.ones_end, h_end);
+      if (!r.batch_add_reported) on_substage(trace::Stage::kBatchAdd, micros_between(h_end, ones_end));
+      on_substage(trace::Stage::kTailMsm, micros_since(ones_end));
+    }
+    const auto& ones = r.ones;
+    const auto& t = r.tails;
     sums.l = ones[0].add(t[0]);
     sums.a = ones[1].add(t[1]);
     sums.b_g1 = ones[2].add(t[2]);

@@ -27,6 +27,7 @@ struct CudaBackendOptions {
   bool fixed_base_h = false;
   bool overlap_batch_add = false;
   bool b_g2_on_device = false;
+  bool tails_beside_h = false;
 };
 
 class CudaBackend final : public prooflab::engine::Backend {
@@ -43,6 +44,8 @@ class CudaBackend final : public prooflab::engine::Backend {
   // bytes: resident_key_bytes counts it).
   // options.overlap_batch_add (knob overlap_batch_add = on): run_gpu_phase runs the batch
   // additions on a stream of their own beside the tail MSMs (see run_gpu_phase).
+  // options.tails_beside_h (knob tails_beside_h = on): run_gpu_phase runs the batch
+  // additions and the tail MSMs on the lane's side streams while H runs (see run_gpu_phase).
   // options.b_g2_on_device (knob b_g2_msm = gpu): the key's G2 query will be resident beside
   // its G1 queries (run_b_g2_msm uploads it), so streams_key counts it, and a key that would
   // then stream is refused by run_gpu_phase with a ConfigError naming b_g2_msm.
@@ -98,6 +101,10 @@ class CudaBackend final : public prooflab::engine::Backend {
   // resident key whose tails run at once) the batch additions run on a fourth stream while the
   // tails do: batch_add is reported when the batch additions end and tail_msm when the tails
   // have ended after them (0 if they were done first), so the sub-stages still tile the phase.
+  // With tails_beside_h (the same condition) the batch additions and tails (with or without
+  // overlap_batch_add between them) start with H, on the lane's side streams: ntt_h ends when
+  // H's MSM does, batch_add when the batch additions have ended after it and tail_msm when the
+  // tails have (each 0 if done before), so the sub-stages still tile the phase.
   groth16::GpuPhaseSums run_gpu_phase(int device, const groth16::ProvingKey& pk,
                                       prooflab::engine::DeviceBuffers& buffers,
                                       const groth16::MsmPlan& plan,
@@ -154,6 +161,7 @@ class CudaBackend final : public prooflab::engine::Backend {
   static std::uint64_t resident_bytes(const groth16::ProvingKey& pk, const Options& options);
   bool fixed_base_h() const { return options_.fixed_base_h; }
   bool overlap_batch_add() const { return options_.overlap_batch_add; }
+  bool tails_beside_h() const { return options_.tails_beside_h; }
 
   struct Device;  // per-device state (cuda_backend.cpp)
 

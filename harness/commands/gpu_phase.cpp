@@ -92,12 +92,16 @@ groth16::ProvingKey synthetic_key(const r1cs::R1cs& cs, std::size_t domain, std:
 void add_gpu_phase_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "gpu-phase", "Time the GPU phase of one partition on the CUDA backend, per sub-stage and kernel");
+  // An option given twice takes its last value, as device scripts that append a case's
+  // options to a shared set expect (--reps 5 ... --reps 1).
+  cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   struct Opts {
     std::string circuit = "porep-like";
     std::size_t constraints = 1 << 20;
     unsigned reps = 3;
     std::string out = "gpu-phase";
-    bool check = false, cupti = true, pin_uploads = false, fixed_base_h = false, overlap_batch_add = false;
+    bool check = false, cupti = true, pin_uploads = false, fixed_base_h = false, overlap_batch_add = false,
+         tails_beside_h = false;
     std::uint64_t seed = 1;
     std::string vram_limit = "0";
   };
@@ -121,6 +125,8 @@ void add_gpu_phase_command(CLI::App& app) {
                 "fixed_base_h = on)");
   cmd->add_flag("--overlap-batch-add", o->overlap_batch_add,
                 "the batch additions beside the tail MSMs (the engine's overlap_batch_add = on)");
+  cmd->add_flag("--tails-beside-h", o->tails_beside_h,
+                "the batch additions and tail MSMs beside H (the engine's tails_beside_h = on)");
   cmd->add_option("--seed", o->seed, "seed of the witness and the synthetic key")->capture_default_str();
   cmd->add_option("--vram-limit", o->vram_limit,
                   "device memory budget (e.g. 8GiB; 0 = the device's); a key that does not fit "
@@ -170,7 +176,8 @@ void add_gpu_phase_command(CLI::App& app) {
     describe_plan("B_G1", plan.b_g1, pk.b_g1.size());
 
     const gpu::engine::CudaBackend::Options options{.fixed_base_h = o->fixed_base_h,
-                                                    .overlap_batch_add = o->overlap_batch_add};
+                                                    .overlap_batch_add = o->overlap_batch_add,
+                                                    .tails_beside_h = o->tails_beside_h};
     gpu::engine::CudaBackend backend(1, text::parse_bytes(o->vram_limit), options);
     const bool streamed = backend.streams_key(0, pk, domain);
     std::printf("key: %.2f GiB of G1 queries%s, %s (budget %.2f GiB, partition estimate %.2f GiB)\n",
@@ -227,6 +234,7 @@ void add_gpu_phase_command(CLI::App& app) {
     out["pin_uploads"] = o->pin_uploads;
     out["fixed_base_h"] = o->fixed_base_h;
     out["overlap_batch_add"] = o->overlap_batch_add;
+    out["tails_beside_h"] = o->tails_beside_h;
     out["pinned_bytes"] = pinned ? pinned->bytes() : 0;
     out["vram_budget"] = backend.vram_budget(0);
     out["stage_ms_median"] = median(stage_ms);

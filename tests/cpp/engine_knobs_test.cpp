@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
   // with the new knobs b_g2_msm, sparse_products, prep_msm, pin_uploads, fixed_base_h and
-  // overlap_batch_add.
+  // overlap_batch_add, tails_beside_h.
   const nlohmann::json expected = {{"circuit", "porep-like"},
                                    {"constraints", 4096},
                                    {"partitions", 10},
@@ -69,6 +69,7 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
                                    {"pin_uploads", false},
                                    {"fixed_base_h", false},
                                    {"overlap_batch_add", false},
+                                   {"tails_beside_h", false},
                                    {"record", true},
                                    {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);
@@ -77,13 +78,13 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   EXPECT_EQ(c.to_json()["vram_limit"], 16ull << 30);
 }
 
-// fixed_base_h = on and overlap_batch_add = on need the CUDA backend: validate() refuses them
+// fixed_base_h, overlap_batch_add and tails_beside_h = on need the CUDA backend: validate() refuses them
 // elsewhere, naming the key.
-TEST(EngineKnobs, FixedBaseHAndOverlapBatchAddNeedTheCudaBackend) {
-  for (const std::string key : {"fixed_base_h", "overlap_batch_add"}) {
+TEST(EngineKnobs, FixedBaseHOverlapBatchAddAndTailsBesideHNeedTheCudaBackend) {
+  for (const std::string key : {"fixed_base_h", "overlap_batch_add", "tails_beside_h"}) {
     EngineConfig c;
     c.set(key, "on");
-    EXPECT_TRUE(key == "fixed_base_h" ? c.fixed_base_h : c.overlap_batch_add);
+    EXPECT_TRUE(key == "fixed_base_h" ? c.fixed_base_h : key == "overlap_batch_add" ? c.overlap_batch_add : c.tails_beside_h);
     try {
       c.validate();
       FAIL() << key << " = on with backend = cpu was accepted";

@@ -143,6 +143,14 @@ TEST(CudaBackend, PartitionEstimateCoversInputsAndTheLargestScratch) {
     EXPECT_GE(CudaBackend::partition_bytes(n, {.overlap_batch_add = true}),
               96ull * n + CudaBackend::batch_add_bytes(n) + 36ull * chunk + gpu::msm::scratch_bytes(chunk))
         << "2^" << k << ": a batch addition beside a tail chunk";
+    // tails_beside_h: H's MSM and a tail chunk at once (and a batch addition with overlap).
+    EXPECT_GE(CudaBackend::partition_bytes(n, {.tails_beside_h = true}),
+              96ull * n + gpu::msm::scratch_bytes(n - 1) + 36ull * chunk + gpu::msm::scratch_bytes(chunk))
+        << "2^" << k << ": H's MSM beside a tail chunk";
+    EXPECT_GE(CudaBackend::partition_bytes(n, {.overlap_batch_add = true, .tails_beside_h = true}),
+              96ull * n + gpu::msm::scratch_bytes(n - 1) + CudaBackend::batch_add_bytes(n) + 36ull * chunk +
+                  gpu::msm::scratch_bytes(chunk))
+        << "2^" << k << ": H's MSM beside a batch addition and a tail chunk";
   }
 }
 
@@ -304,6 +312,43 @@ TEST_P(CudaBackendPhase, OverlapBatchAddGivesTheCpuBackendsSums) {
     if (rep == 1) {
       const std::size_t n = in.part.a.size();
       EXPECT_LE(cuda.vram_peak(0) - staged, CudaBackend::partition_bytes(n, options) - 96ull * n);
+    }
+  }
+}
+
+// tails_beside_h = on (issue 24 item 3): the batch additions and tails on the lane's side
+// streams while H runs, with and without overlap_batch_add between them: the same sums as the
+// CPU backend, the three sub-stages in order, tiling no more than the call's wall time, and a
+// peak within the estimate that counts H's scratch and theirs at once.
+TEST_P(CudaBackendPhase, TailsBesideHGiveTheCpuBackendsSums) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Inputs in = inputs(s, 19);
+  for (bool overlap : {false, true}) {
+    const CudaBackend::Options options{.overlap_batch_add = overlap, .tails_beside_h = true};
+    CudaBackend cuda(1, 0, options);
+    EXPECT_TRUE(cuda.tails_beside_h());
+    for (int rep = 0; rep < 2; ++rep) {  // the first uploads the key
+      auto buffers = cuda.stage(0, in.part, "test");
+      const std::uint64_t staged = cuda.vram_used(0);
+      cuda.reset_vram_peak(0);
+      std::vector<std::string> substages;
+      std::int64_t reported = 0;
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [&](trace::Stage sub, std::int64_t us) {
+        substages.emplace_back(trace::stage_name(sub));
+        EXPECT_GE(us, 0) << trace::stage_name(sub);
+        reported += us;
+      });
+      const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+      EXPECT_EQ(substages, (std::vector<std::string>{"ntt_h", "batch_add", "tail_msm"}));
+      EXPECT_LE(reported, wall.count()) << "rep " << rep;
+      expect_same_sums(got, in.want);
+      if (rep == 1) {
+        const std::size_t n = in.part.a.size();
+        EXPECT_LE(cuda.vram_peak(0) - staged, CudaBackend::partition_bytes(n, options) - 96ull * n)
+            << "overlap_batch_add " << overlap;
+      }
     }
   }
 }

@@ -144,6 +144,8 @@ def test_an_error_quotes_at_most_200_characters_of_the_input(tmp_path: Path, env
     (["matrix", "/dev/zero"], "prooflab: error: experiment file /dev/zero: not a regular file"),
     (["gpu-phase", "--vram-limit", "12parsecs"],
      "--vram-limit: bad value '12parsecs' (accepted: a byte count such as 1048576, 512MiB, 16GiB (binary units))"),
+    # gpu-phase takes an option's last value: the second --reps is the one checked.
+    (["gpu-phase", "--reps", "5", "--reps", "0"], "--reps: Value 0 not in range 1 to 1000"),
 ])
 def test_options_are_validated_like_config_keys_before_any_work(
     tmp_path: Path, env: dict[str, str], args: list[str], message: str

@@ -136,6 +136,8 @@ UNMODELLED: dict[str, str] = {
                     "the table's one-time build (in the first phase of a key) is not simulated",
     "overlap_batch_add": "the batch additions and tail MSMs are inside the calibration run's GPU phase, "
                          "one after the other or side by side as it ran them",
+    "tails_beside_h": "H, the batch additions and the tail MSMs are inside the calibration run's GPU "
+                      "phase, one after the other or side by side as it ran them",
     "record": "the TIMELINE's cost is inside the calibration run's stage times",
     "cupti": "CUPTI's cost is inside the calibration run's stage times",
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Session 17 device call 3: tails_beside_h with H's streams at the device's greatest stream
+# priority (a temporary build, "prio": the lane's stream and the HComputer's side streams made
+# with cudaStreamCreateWithPriority; not committed) against the committed behaviour ("new",
+# default priorities), at 2^24 and 2^22, with and without overlap_batch_add; then --check of
+# the committed build's tails_beside_h at 2^22 and 2^24 (call 2's checks did not start:
+# --reps given twice).
+set -u
+cd "$(dirname "$0")/../.."
+tar -xJf build-carry/c3.tar.xz
+export LD_LIBRARY_PATH=$PWD/build-ab/lib
+log() { echo "== $* $(date -u +%H:%M:%S)"; }
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,temperature.gpu,power.draw --format=csv > $OUT/machine.txt
+OPTS="--circuit porep-like --pin-uploads --fixed-base-h --no-cupti"
+for b in new prio; do
+  for v in on onseq; do
+    extra="--tails-beside-h"; [ $v = on ] && extra="$extra --overlap-batch-add"
+    log p24 $b $v; timeout 90 build-ab/$b/prooflab gpu-phase $OPTS $extra --reps 5 --constraints 16777216 --out $OUT/p24_${b}_$v > $OUT/p24_${b}_$v.log 2>&1
+    log p22 $b $v; timeout 60 build-ab/$b/prooflab gpu-phase $OPTS $extra --reps 7 --constraints 4194304 --out $OUT/p22_${b}_$v > $OUT/p22_${b}_$v.log 2>&1
+  done
+done
+log check
+timeout 60 build-ab/new/prooflab gpu-phase $OPTS --overlap-batch-add --tails-beside-h --reps 1 --constraints 4194304 --check --out $OUT/c22 > $OUT/c22.log 2>&1
+timeout 120 build-ab/new/prooflab gpu-phase $OPTS --overlap-batch-add --tails-beside-h --reps 1 --constraints 16777216 --check --out $OUT/c24 > $OUT/c24.log 2>&1
+log summary
+for f in $OUT/p2*.log $OUT/c2*.log; do echo "-- $f"; grep -E "median of|check vs|^  (batch_add|ntt_h|tail_msm) " $f; done
+log done
+cd $OUT && tar -cf all.tar --exclude=all.tar . && find . -mindepth 1 ! -name all.tar -delete
