@@ -39,9 +39,12 @@ test-cpp:
 	  --test-output-size-passed 65536; rc=$$?; \
 	  if [ -f $(CTEST_JUNIT) ]; then python3 .ci/ctest_skip_summary.py $(CTEST_JUNIT); fi; exit $$rc
 
-# -rs: the reason of every skipped test, grouped by reason and place.
+# -rs: the reason of every skipped test, grouped by reason and place. -n 2 --dist loadfile:
+# two pytest-xdist workers, each taking whole files (a module's fixtures, such as its Slurm
+# cluster, stay on one worker); most tests wait on subprocesses, so two workers halve the
+# wall time on the two-core CI machine (results/2026-12-02-fresh-make-test.md).
 test-python:
-	@if [ -d tests/python ]; then $(VENV)/bin/python -m pytest -q -rs tests/python; \
+	@if [ -d tests/python ]; then $(VENV)/bin/python -m pytest -q -rs -n 2 --dist loadfile tests/python; \
 	else echo "no Python tests yet"; fi
 
 # Fault tests that take minutes (docs/faults.md): RSS over a 20,000-partition batch.

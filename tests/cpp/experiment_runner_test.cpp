@@ -73,7 +73,7 @@ struct FakeExecutor {
     std::ofstream(dir / "run.json") << meta.dump(2);
     const nlohmann::json summary = {{"s_per_proof", 1.5}, {"failed", st == "failed" ? 1 : 0}};
     std::ofstream(dir / "summary.json") << summary.dump();
-    return {st, summary};
+    return {st, summary, st == "complete" ? "" : "the fake executor's status " + st};
   }
 };
 

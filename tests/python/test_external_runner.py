@@ -15,10 +15,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -60,6 +63,17 @@ gpu_workers_per_device = 2
 # "inconclusive" and an A/A differ by > 5 % under load).
 TIME_SCALE = "0.004"
 AB_TIME_SCALE = "0.01"
+
+
+@pytest.fixture
+def out() -> Iterator[Path]:
+    """The experiments' output directory, short: the stand-in daemon listens on a Unix socket in
+    each run's directory, whose path may not exceed 107 bytes. pytest's tmp_path (deeper under
+    pytest-xdist's popen-gwN, or under a long TMPDIR) leaves too little room for
+    out/<experiment>/base/<variant>/<rep>/cuzk.sock."""
+    path = Path(tempfile.mkdtemp(prefix="pl-ext-", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def daemon_experiment(tmp: Path, name: str, variants: str, *, reps: int, count: int = 6, concurrency: int = 3,
@@ -123,12 +137,12 @@ def ab(exp_dir: Path) -> pd.DataFrame:
     return abtest.ab_table(runs, "s_per_proof", n_boot=2000)
 
 
-def test_ab_over_the_standin_finds_the_effect_of_gpu_threads(tmp_path: Path) -> None:
+def test_ab_over_the_standin_finds_the_effect_of_gpu_threads(tmp_path: Path, out: Path) -> None:
     exp = daemon_experiment(tmp_path, "standin-ab", "baseline = {}\nI2 = { overlay = { gpus.gpu_threads = 32 } }",
                             reps=5, time_scale=AB_TIME_SCALE)
-    proc = run_matrix(exp, tmp_path / "out")
+    proc = run_matrix(exp, out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    exp_dir = tmp_path / "out" / "standin-ab"
+    exp_dir = out / "standin-ab"
     index = pd.read_csv(exp_dir / "index.csv", dtype=str, keep_default_na=False)
     assert list(index["status"]) == ["complete"] * 10
     assert set(index["overlay.gpus.gpu_threads"]) == {"", "32"}  # the index shows the knob
@@ -168,7 +182,7 @@ def test_ab_over_the_standin_finds_the_effect_of_gpu_threads(tmp_path: Path) -> 
     assert len(spans) == 6 * 4  # every partition of every proof
     assert run.timeline["job"].nunique() == 6
     assert run.summary["completed"] == 6 and run.summary["count"] == 6
-    assert not processes_mentioning(str(tmp_path))
+    assert not processes_mentioning(str(out))
 
     # report, trace and the A/B tables read it as they read the engine's runs.
     for args in (["report", str(exp_dir)], ["trace", str(i2)]):
@@ -178,7 +192,7 @@ def test_ab_over_the_standin_finds_the_effect_of_gpu_threads(tmp_path: Path) -> 
     assert json.loads((i2 / "trace.json").read_text())
 
 
-def test_a_daemon_log_shared_by_all_runs_is_split_by_run(tmp_path: Path) -> None:
+def test_a_daemon_log_shared_by_all_runs_is_split_by_run(tmp_path: Path, out: Path) -> None:
     """The daemon appends to one log that outlives every run (as /var/log/cuzk.log would);
     each run captures only what was written while it ran."""
     shared = tmp_path / "cuzk-daemon.log"
@@ -188,12 +202,12 @@ def test_a_daemon_log_shared_by_all_runs_is_split_by_run(tmp_path: Path) -> None
     # The readiness line too is in the shared log, after every earlier run's.
     text = text.replace('ready_log = "{run_dir}/setup.stdout"', f'ready_log = "{shared}"')
     exp.write_text(text)
-    proc = run_matrix(exp, tmp_path / "out")
+    proc = run_matrix(exp, out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     whole = shared.read_text()
     assert whole.count("GPU_END") == 3 * 3 * 4  # three runs of 3 proofs x 4 partitions
     for rep in range(3):
-        run_dir = tmp_path / "out" / "shared-log" / "base" / "baseline" / str(rep)
+        run_dir = out / "shared-log" / "base" / "baseline" / str(rep)
         assert (run_dir / "setup.stderr").read_text() == (run_dir / "setup.stdout").read_text() == ""
         copy = (run_dir / "logs" / "0-cuzk-daemon.log").read_text()
         assert copy in whole
@@ -202,18 +216,18 @@ def test_a_daemon_log_shared_by_all_runs_is_split_by_run(tmp_path: Path) -> None
         assert run.timeline["job"].nunique() == 3
 
 
-def test_aa_over_the_standin_finds_nothing(tmp_path: Path) -> None:
+def test_aa_over_the_standin_finds_nothing(tmp_path: Path, out: Path) -> None:
     # The same config twice (the variant sets the base's value again).
     exp = daemon_experiment(tmp_path, "standin-aa", "baseline = {}\nsame = { overlay = { gpus.gpu_threads = 0 } }",
                             reps=5, time_scale=AB_TIME_SCALE)
-    proc = run_matrix(exp, tmp_path / "out")
+    proc = run_matrix(exp, out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    row = ab(tmp_path / "out" / "standin-aa").iloc[0]
+    row = ab(out / "standin-aa").iloc[0]
     assert row["verdict"] in ("no detectable change", "inconclusive"), row.to_dict()
     assert abs(row["rel_change"]) < 0.05, row.to_dict()
 
 
-def test_faults_fail_their_run_only_and_resume_redoes_them(tmp_path: Path) -> None:
+def test_faults_fail_their_run_only_and_resume_redoes_them(tmp_path: Path, out: Path) -> None:
     broken = tmp_path / "broken"
     broken.write_text("")
     # Each fault is switched on by the variant's env while the file `broken` exists.
@@ -233,7 +247,7 @@ def test_faults_fail_their_run_only_and_resume_redoes_them(tmp_path: Path) -> No
         'setup = "exec ', f'setup = "exec sh {faults} ').replace(
         "run_timeout_s = 60", "run_timeout_s = 3")
     exp.write_text(text)
-    out = tmp_path / "out"
+    out = out
     proc = run_matrix(exp, out)
     assert proc.returncode != 0
     assert "4 of 5 runs did not complete" in proc.stderr
@@ -257,7 +271,7 @@ def test_faults_fail_their_run_only_and_resume_redoes_them(tmp_path: Path) -> No
     errors = {r["variant"]: r.get("error", "") for r in record["runs"]}
     assert errors["hang"].startswith("run timed out")
     # Every daemon, and the hanging bench with the child it started, are gone.
-    assert not processes_mentioning(str(tmp_path))
+    assert not processes_mentioning(str(out))
 
     broken.unlink()
     baseline_started = json.loads((exp_dir / "base" / "baseline" / "0" / "run.json").read_text())["start_time"]
@@ -269,23 +283,23 @@ def test_faults_fail_their_run_only_and_resume_redoes_them(tmp_path: Path) -> No
     assert json.loads((exp_dir / "base" / "baseline" / "0" / "run.json").read_text())["start_time"] == baseline_started
 
 
-def test_ctrl_c_tears_the_daemon_down(tmp_path: Path) -> None:
+def test_ctrl_c_tears_the_daemon_down(tmp_path: Path, out: Path) -> None:
     exp = daemon_experiment(tmp_path, "ctrlc", 'baseline = { env = { STANDIN_HANG = "1" } }', reps=2, count=4,
                             concurrency=2)
     env = dict(os.environ)
     env.pop("TERM", None)
-    proc = subprocess.Popen([str(BIN), "matrix", str(exp), "--out", str(tmp_path / "out")],
+    proc = subprocess.Popen([str(BIN), "matrix", str(exp), "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     run_dir = None
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        hits = list((tmp_path / "out" / "ctrlc").glob("base/baseline/*/run.stdout"))
+        hits = list((out / "ctrlc").glob("base/baseline/*/run.stdout"))
         if hits and "COMPLETED" in hits[0].read_text():
             run_dir = hits[0].parent
             break
         time.sleep(0.1)
     assert run_dir is not None, "the bench never printed a completion"
-    assert processes_mentioning(str(tmp_path))  # the daemon and the bench are running
+    assert processes_mentioning(str(out))  # the daemon and the bench are running
     proc.send_signal(signal.SIGINT)  # first: stop after this run (which hangs) ...
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)  # ... second: interrupt it
@@ -297,28 +311,28 @@ def test_ctrl_c_tears_the_daemon_down(tmp_path: Path) -> None:
     assert meta["exits"]["setup"]["status"] == "exit 0"  # the daemon's own SIGTERM handling
     assert "received SIGTERM, shutting down" in (run_dir / "setup.stdout").read_text()
     assert "interrupted" in stderr
-    assert not processes_mentioning(str(tmp_path))
+    assert not processes_mentioning(str(out))
 
 
-def test_a_killed_prooflab_leaves_no_daemon_behind(tmp_path: Path) -> None:
+def test_a_killed_prooflab_leaves_no_daemon_behind(tmp_path: Path, out: Path) -> None:
     """kill -9 of prooflab (no teardown can run): the kernel's PR_SET_PDEATHSIG ends the
     exec'd daemon and bench."""
     exp = daemon_experiment(tmp_path, "killed", "baseline = {}", reps=1, count=200, concurrency=2)
     env = dict(os.environ)
     env.pop("TERM", None)
-    proc = subprocess.Popen([str(BIN), "matrix", str(exp), "--out", str(tmp_path / "out")],
+    proc = subprocess.Popen([str(BIN), "matrix", str(exp), "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    stdout = tmp_path / "out" / "killed" / "base" / "baseline" / "0" / "run.stdout"
+    stdout = out / "killed" / "base" / "baseline" / "0" / "run.stdout"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (stdout.exists() and "COMPLETED" in stdout.read_text()):
         time.sleep(0.1)
-    assert len(processes_mentioning(str(tmp_path))) >= 2  # the daemon and the bench
+    assert len(processes_mentioning(str(out))) >= 2  # the daemon and the bench
     proc.kill()
     proc.wait(timeout=10)
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and processes_mentioning(str(tmp_path)):
+    while time.monotonic() < deadline and processes_mentioning(str(out)):
         time.sleep(0.1)
-    assert not processes_mentioning(str(tmp_path))
+    assert not processes_mentioning(str(out))
 
 
 def test_prooflab_batch_as_the_external_command(tmp_path: Path) -> None:
@@ -400,7 +414,7 @@ def _run_medians(exp_dir: Path) -> float:
     return float(pd.Series(values).median())
 
 
-def test_regress_gates_on_external_runs(tmp_path: Path) -> None:
+def test_regress_gates_on_external_runs(tmp_path: Path, out: Path) -> None:
     # `regress` reads an external experiment as it reads the engine's: a baseline stored from
     # one experiment over the stand-in, then the same settings again (no regression) and the
     # stand-in with twice the partitions per proof (8 instead of 4: the GPU-bound s/proof
@@ -410,9 +424,9 @@ def test_regress_gates_on_external_runs(tmp_path: Path) -> None:
     for name, partitions in (("ext-base", "4"), ("ext-same", "4"), ("ext-slow", "8")):
         exp = daemon_experiment(tmp_path, name, "baseline = {}", reps=4)
         exp.write_text(exp.read_text().replace('STANDIN_PARTITIONS = "4"', f'STANDIN_PARTITIONS = "{partitions}"'))
-        proc = run_matrix(exp, tmp_path / "out")
+        proc = run_matrix(exp, out)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-        dirs[name] = tmp_path / "out" / name
+        dirs[name] = out / name
     base = tmp_path / "baseline.json"
 
     def regress(*args: str) -> subprocess.CompletedProcess:
