@@ -224,6 +224,34 @@ class CudaBackendPhase : public ::testing::TestWithParam<PhaseCase> {
   }
   static void TearDownTestSuite() { backend_.reset(); }
   static inline std::unique_ptr<CudaBackend> backend_;
+
+  // Two phases on `cuda` (made with `options`; the first uploads the key): each gives the CPU
+  // backend's sums and reports ntt_h, batch_add, tail_msm in that order, adding up to no more
+  // than the call's wall time; the second's peak stays within partition_bytes(n, options).
+  static void expect_phases_tile_and_equal_the_cpu(CudaBackend& cuda, const struct Setup& s, const Inputs& in,
+                                                   const CudaBackend::Options& options, const std::string& what) {
+    for (int rep = 0; rep < 2; ++rep) {
+      auto buffers = cuda.stage(0, in.part, "test");
+      const std::uint64_t staged = cuda.vram_used(0);
+      cuda.reset_vram_peak(0);
+      std::vector<std::string> substages;
+      std::int64_t reported = 0;
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [&](trace::Stage sub, std::int64_t us) {
+        substages.emplace_back(trace::stage_name(sub));
+        EXPECT_GE(us, 0) << trace::stage_name(sub) << " " << what;
+        reported += us;
+      });
+      const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+      EXPECT_EQ(substages, (std::vector<std::string>{"ntt_h", "batch_add", "tail_msm"})) << what;
+      EXPECT_LE(reported, wall.count()) << what << " rep " << rep;
+      expect_same_sums(got, in.want);
+      if (rep == 1) {
+        const std::size_t n = in.part.a.size();
+        EXPECT_LE(cuda.vram_peak(0) - staged, CudaBackend::partition_bytes(n, options) - 96ull * n) << what;
+      }
+    }
+  }
 };
 
 TEST_P(CudaBackendPhase, EqualsTheCpuBackendsSumsExactly) {
@@ -289,31 +317,9 @@ TEST_P(CudaBackendPhase, FixedBaseHGivesTheCpuBackendsSums) {
 TEST_P(CudaBackendPhase, OverlapBatchAddGivesTheCpuBackendsSums) {
   REQUIRE_GPU();
   const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
-  const Inputs in = inputs(s, 17);
-  const CudaBackend::Options options{.overlap_batch_add = true};
-  CudaBackend cuda(1, 0, options);
+  CudaBackend cuda(1, 0, {.overlap_batch_add = true});
   EXPECT_TRUE(cuda.overlap_batch_add());
-  for (int rep = 0; rep < 2; ++rep) {  // the first uploads the key
-    auto buffers = cuda.stage(0, in.part, "test");
-    const std::uint64_t staged = cuda.vram_used(0);
-    cuda.reset_vram_peak(0);
-    std::vector<std::string> substages;
-    std::int64_t reported = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [&](trace::Stage sub, std::int64_t us) {
-      substages.emplace_back(trace::stage_name(sub));
-      EXPECT_GE(us, 0) << trace::stage_name(sub);
-      reported += us;
-    });
-    const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-    EXPECT_EQ(substages, (std::vector<std::string>{"ntt_h", "batch_add", "tail_msm"}));
-    EXPECT_LE(reported, wall.count()) << "rep " << rep;
-    expect_same_sums(got, in.want);
-    if (rep == 1) {
-      const std::size_t n = in.part.a.size();
-      EXPECT_LE(cuda.vram_peak(0) - staged, CudaBackend::partition_bytes(n, options) - 96ull * n);
-    }
-  }
+  expect_phases_tile_and_equal_the_cpu(cuda, s, inputs(s, 17), {.overlap_batch_add = true}, "overlap_batch_add");
 }
 
 // tails_beside_h = on (issue 24 item 3): the batch additions and tails on the lane's side
@@ -328,28 +334,8 @@ TEST_P(CudaBackendPhase, TailsBesideHGiveTheCpuBackendsSums) {
     const CudaBackend::Options options{.overlap_batch_add = overlap, .tails_beside_h = true};
     CudaBackend cuda(1, 0, options);
     EXPECT_TRUE(cuda.tails_beside_h());
-    for (int rep = 0; rep < 2; ++rep) {  // the first uploads the key
-      auto buffers = cuda.stage(0, in.part, "test");
-      const std::uint64_t staged = cuda.vram_used(0);
-      cuda.reset_vram_peak(0);
-      std::vector<std::string> substages;
-      std::int64_t reported = 0;
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto got = cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [&](trace::Stage sub, std::int64_t us) {
-        substages.emplace_back(trace::stage_name(sub));
-        EXPECT_GE(us, 0) << trace::stage_name(sub);
-        reported += us;
-      });
-      const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-      EXPECT_EQ(substages, (std::vector<std::string>{"ntt_h", "batch_add", "tail_msm"}));
-      EXPECT_LE(reported, wall.count()) << "rep " << rep;
-      expect_same_sums(got, in.want);
-      if (rep == 1) {
-        const std::size_t n = in.part.a.size();
-        EXPECT_LE(cuda.vram_peak(0) - staged, CudaBackend::partition_bytes(n, options) - 96ull * n)
-            << "overlap_batch_add " << overlap;
-      }
-    }
+    expect_phases_tile_and_equal_the_cpu(cuda, s, in, options,
+                                         overlap ? "tails_beside_h, overlap_batch_add" : "tails_beside_h");
   }
 }
 
