@@ -824,15 +824,6 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     LaneLease lane(d);
 
     auto t0 = std::chrono::steady_clock::now();
-    if (buf.products_pending()) {
-      // sparse_products = gpu: a, b, c from the witness first (inside ntt_h: the sub-stages
-      // stay the reference's), then the witness goes, in stream order, before H's scratch.
-      r1cs::sparse_products(*buf.matrices, buf.witness.get(), buf.num_inputs, buf.a.get(), buf.b.get(),
-                            buf.c.get(), n, lane->stream);
-      buf.witness.set_stream(lane->stream);
-      buf.witness.reset();
-      buf.matrices.reset();
-    }
     msm::Msm& engine = *lane->msm;  // holds no per-call state: H, the tails and batch additions may share it
     // prep_msm = gpu: the plans the device made (run_prep_msm refuses a streamed key).
     const bool device_plans = !buf.plans.empty();
@@ -902,8 +893,10 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
       return r;
     };
     // tails_beside_h (tails at once): all of that on the lane's side streams from another host
-    // thread while H runs on the lane's stream. The side streams start after what the lane's
-    // stream has queued: before H (the inputs' uploads) beside it, else after it.
+    // thread while H (and, first, the sparse products) runs on the lane's stream. The side
+    // streams start after what the lane's stream has queued: beside H, what came before the
+    // phase (its inputs and plans are on the device already: stage and run_prep_msm
+    // synchronise), else all of H.
     const bool beside_h = options_.tails_beside_h && together;
     const auto side_streams = lane->side_streams();
     std::future<OnesAndTails> side;
@@ -917,6 +910,15 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     }
     std::exception_ptr failed;
     try {
+      if (buf.products_pending()) {
+        // sparse_products = gpu: a, b, c from the witness first (inside ntt_h: the sub-stages
+        // stay the reference's), then the witness goes, in stream order, before H's scratch.
+        r1cs::sparse_products(*buf.matrices, buf.witness.get(), buf.num_inputs, buf.a.get(), buf.b.get(),
+                              buf.c.get(), n, lane->stream);
+        buf.witness.set_stream(lane->stream);
+        buf.witness.reset();
+        buf.matrices.reset();
+      }
       lane->h->compute(buf.a.get(), buf.b.get(), buf.c.get(), dom, lane->stream);
       // a[0, n-1) holds h as canonical scalars (msm::Scalar layout); Msm::run synchronises.
       const auto* h_scalars = reinterpret_cast<const std::uint32_t*>(buf.a.get());

@@ -426,6 +426,26 @@ TEST_P(CudaBackendPhase, PrepMsmOnTheDeviceGivesTheCpuPathsPlanAndSums) {
   }
 }
 
+// tails_beside_h with sparse_products and prep_msm on the device (the configuration the
+// end-to-end runs use): the side work starts before the products, from the device's plans,
+// and the sums equal the CPU path's.
+TEST_P(CudaBackendPhase, TailsBesideHWithTheDevicesProductsAndPlansGiveTheCpuPathsSums) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Inputs in = inputs(s, 15);
+  for (bool overlap : {false, true}) {
+    SCOPED_TRACE(overlap ? "overlap_batch_add" : "batch additions before the tails");
+    CudaBackend cuda(1, 0, {.overlap_batch_add = overlap, .tails_beside_h = true});
+    for (int rep = 0; rep < 2; ++rep) {  // the first uploads the key and the matrices
+      const groth16::SynthesizedPartition part = groth16::defer_products(s.cs, in.part.witness);
+      auto buffers = cuda.stage(0, part, "test");
+      groth16::MsmPlan plan;
+      cuda.run_prep_msm(0, s.pk, s.cs, *buffers, false, plan);
+      expect_same_sums(cuda.run_gpu_phase(0, s.pk, *buffers, plan, [](trace::Stage, std::int64_t) {}), in.want);
+    }
+  }
+}
+
 // b_g2_msm = gpu (issue 24): the device's G2 query sum equals the host's groth16::b_g2_msm;
 // the first call leaves the G2 query resident, a second uploads nothing, and the G2 MSM's
 // scratch fits the room a partition has (partition_bytes).
