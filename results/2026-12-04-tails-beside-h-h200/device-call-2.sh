@@ -3,14 +3,18 @@
 # priority (a temporary build, "prio": the lane's stream and the HComputer's side streams made
 # with cudaStreamCreateWithPriority; not committed) against the committed behaviour ("new",
 # default priorities), at 2^24 and 2^22, with and without overlap_batch_add; then --check of
-# the committed build's tails_beside_h at 2^22 and 2^24 (call 2's checks did not start:
-# --reps given twice).
+# the committed build's tails_beside_h at 2^22 and 2^24 (call 1's checks did not start:
+# --reps given twice), after the device tests of 9652318 / 254a32b's phase cases. build-ab/new:
+# prooflab and gpu_backend_test of HEAD; build-ab/prio: prooflab with prio.diff applied.
 set -u
 cd "$(dirname "$0")/../.."
 tar -xJf build-carry/c3.tar.xz
 export LD_LIBRARY_PATH=$PWD/build-ab/lib
 log() { echo "== $* $(date -u +%H:%M:%S)"; }
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,temperature.gpu,power.draw --format=csv > $OUT/machine.txt
+log tests
+timeout 200 build-ab/new/gpu_backend_test --gtest_filter='*TailsBesideH*:*OverlapBatchAdd*' > $OUT/gpu_backend_test.log 2>&1; echo "rc=$?" >> $OUT/gpu_backend_test.log
+grep -E "^\[  PASSED|^\[  FAILED|rc=" $OUT/gpu_backend_test.log
 OPTS="--circuit porep-like --pin-uploads --fixed-base-h --no-cupti"
 for b in new prio; do
   for v in on onseq; do
