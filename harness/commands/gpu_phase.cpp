@@ -252,6 +252,11 @@ void add_gpu_phase_command(CLI::App& app) {
                   100.0 * median(v) / median(phase_ms));
       out["substage_ms_median"][k] = median(v);
     }
+    if (o->tails_beside_h || o->overlap_batch_add)
+      std::printf("  (%s: the sub-stages split the phase's wall time where each side's work ended; what "
+                  "ran beside an earlier sub-stage is inside it, so these are not each one's length)\n",
+                  o->tails_beside_h ? "--tails-beside-h: batch_add and tail_msm ran beside ntt_h"
+                                    : "--overlap-batch-add: batch_add ran beside tail_msm");
     if (cupti) {
       cupti->stop();
       out["cupti"] = cupti->status_json();
