@@ -529,6 +529,7 @@ int main(int argc, char** argv) {
           v << "c" << shape.window_bits << " W" << shape.windows << " K"
             << (shape.entries + shape.chunks - 1) / shape.chunks;
           if (mopt.accumulate_min_blocks) v << " acc_blocks" << mopt.accumulate_min_blocks;
+          if (mopt.min_segment) v << " min_segment" << mopt.min_segment;
           if (table) v << " table " << table->windows() << "x";
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
@@ -556,6 +557,12 @@ int main(int argc, char** argv) {
         };
         for (unsigned k : sizes)
           if (k <= max_log) msm_case("msm", k, {}, k <= 22);
+        // The reduction's least segment below the default 32 at the sizes of the GPU phase's
+        // tails (2^22: ~155k points; 2^24: ~620k), whose reductions run a few thousand threads
+        // of 32 buckets each (latency-bound: longer than their accumulations in the phase).
+        if (!quick && 20 <= max_log)
+          for (unsigned k : {17u, 19u})
+            for (unsigned least : {0u, 8u, 16u}) msm_case("msm_variant", k, {.min_segment = least}, true);
         if (!quick && 24 <= max_log) {
           // Window widths and the accumulation kernel's register cap around the defaults.
           for (unsigned c : {16u, 19u, 20u})

@@ -30,6 +30,11 @@ struct MsmOptions {
   unsigned window_bits = 0;       // c; 0 = chosen from n (plan_window_bits)
   unsigned entries_per_thread = 0;  // bucket-accumulation chunk; 0 = chosen from the work
   unsigned accumulate_min_blocks = 0;  // register cap of the accumulation kernel; 0 = default
+  // The reduction's least segment (buckets per thread, a power of two); 0 = the default 32.
+  // Shorter segments shorten each thread's chain of 2L dependent additions but add the (lo−1)·R
+  // term's ~1.5c additions per segment: a benchmarked alternative for small, latency-bound
+  // reductions (the tails'), not a default (L = 4 was slower: docs/gpu.md, Left open).
+  unsigned min_segment = 0;
 };
 
 // What one call did, for the benchmark and the TIMELINE's sub-stages.

@@ -89,8 +89,12 @@ RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_mi
   r.chunks = (r.entries + r.chunk - 1) / r.chunk;
   const std::size_t want =
       (r.bucket_count() + kTargetReduceThreads - 1) / kTargetReduceThreads;
+  if (opts.min_segment && !std::has_single_bit(opts.min_segment))
+    throw std::invalid_argument("gpu msm: min_segment " + std::to_string(opts.min_segment) +
+                                " is not a power of two");
+  const std::size_t least = opts.min_segment ? opts.min_segment : kMinSegment;
   r.segment = static_cast<std::uint32_t>(
-      std::min<std::size_t>(r.digits.buckets, std::max<std::size_t>(kMinSegment, std::bit_ceil(want))));
+      std::min<std::size_t>(r.digits.buckets, std::max<std::size_t>(least, std::bit_ceil(want))));
   r.segments = r.digits.buckets / r.segment;
   r.end_bit = std::bit_width(r.digits.sentinel());
   r.accumulate_min_blocks =

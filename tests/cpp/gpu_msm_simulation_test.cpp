@@ -30,6 +30,28 @@ TEST(GpuMsmSimulation, PlanShapes) {
   EXPECT_EQ(gpu::msm::plan_window_bits(1u << 24), 20u);  // the fastest measured on the H200
   EXPECT_THROW(gpu::msm::make_run_plan(8, {.window_bits = 1}), std::invalid_argument);
   EXPECT_THROW(gpu::msm::make_run_plan(8, {.window_bits = 25}), std::invalid_argument);
+  // min_segment: the least segment of a reduction with few buckets per target thread.
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {}).segment, 32u);
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {.min_segment = 8}).segment, 8u);
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 24, {.min_segment = 8}).segment,
+            gpu::msm::make_run_plan(1u << 24, {}).segment);  // many buckets: the target decides
+  EXPECT_THROW(gpu::msm::make_run_plan(8, {.min_segment = 12}), std::invalid_argument);
+}
+
+// Segments of 1..64 buckets (each segment's (lo − 1)·R term from lo = 0 up) give core's sum.
+TEST(GpuMsmSimulation, ReductionSegmentsOfAnyLength) {
+  auto rng = test::test_rng();
+  const std::size_t n = 300;
+  const auto bases = random_bases(n, rng);
+  const auto scalars = random_scalars(n, rng);
+  const auto expected = cpu_msm(bases, scalars);
+  for (unsigned segment : {1u, 2u, 4u, 8u, 16u, 64u})
+    for (unsigned c : {6u, 10u}) {
+      const gpu::msm::MsmOptions opts{.window_bits = c, .min_segment = segment};
+      EXPECT_EQ(gpu::msm::make_run_plan(n, opts).segment, std::min(segment, 1u << (c - 1))) << segment;
+      EXPECT_EQ(gpu::msm::simulate_msm(bases, scalars, opts).to_affine(), expected)
+          << "segment " << segment << " c " << c << "; " << test::seed_note();
+    }
 }
 
 TEST(GpuMsmSimulation, RandomInputsSeveralWindowsAndChunks) {
