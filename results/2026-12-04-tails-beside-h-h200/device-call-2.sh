@@ -5,7 +5,8 @@
 # default priorities), at 2^24 and 2^22, with and without overlap_batch_add; then --check of
 # the committed build's tails_beside_h at 2^22 and 2^24 (call 1's checks did not start:
 # --reps given twice), after the device tests of 9652318 / 254a32b's phase cases. build-ab/new:
-# prooflab and gpu_backend_test of HEAD; build-ab/prio: prooflab with prio.diff applied.
+# prooflab, gpu_backend_test and prooflab_gpu_bench of HEAD (the bench's msm_variant rows at
+# 2^17 / 2^19 with min_segment 0 / 8 / 16); build-ab/prio: prooflab with prio.diff applied.
 set -u
 cd "$(dirname "$0")/../.."
 tar -xJf build-carry/c3.tar.xz
@@ -23,6 +24,9 @@ for b in new prio; do
     log p22 $b $v; timeout 60 build-ab/$b/prooflab gpu-phase $OPTS $extra --reps 7 --constraints 4194304 --out $OUT/p22_${b}_$v > $OUT/p22_${b}_$v.log 2>&1
   done
 done
+log bench msm
+timeout 150 build-ab/new/prooflab_gpu_bench --only msm --max-log 20 --json $OUT/bench_msm.json > $OUT/bench_msm.log 2>&1
+grep -E "^msm" $OUT/bench_msm.log | cut -c1-120
 log check
 timeout 60 build-ab/new/prooflab gpu-phase $OPTS --overlap-batch-add --tails-beside-h --reps 1 --constraints 4194304 --check --out $OUT/c22 > $OUT/c22.log 2>&1
 timeout 120 build-ab/new/prooflab gpu-phase $OPTS --overlap-batch-add --tails-beside-h --reps 1 --constraints 16777216 --check --out $OUT/c24 > $OUT/c24.log 2>&1
