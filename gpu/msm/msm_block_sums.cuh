@@ -13,6 +13,20 @@ namespace prooflab::gpu::msm::kernels {
 
 constexpr unsigned kThreads = 128;
 
+// sh[0] = Σ sh[0, width), width a power of two, summed in a tree by the `width` threads i of
+// a block or warp, with barrier() (__syncthreads or __syncwarp) after each level.
+template <class Bucket, class Barrier>
+__device__ __forceinline__ void tree_sum(Bucket* sh, unsigned i, unsigned width, Barrier barrier) {
+  for (unsigned s = width / 2; s > 0; s >>= 1) {
+    if (i < s) {
+      Bucket v = sh[i];
+      v.add(sh[i + s]);
+      sh[i] = v;
+    }
+    barrier();
+  }
+}
+
 // out[blockIdx.x] = Σ in[b·per_block, min(count, (b+1)·per_block)): a strided sum per thread,
 // then a tree over the block in `sh` (kThreads buckets of shared memory).
 template <class Bucket>
@@ -24,14 +38,7 @@ __device__ __forceinline__ void sum_points_block(Bucket* sh, const Bucket* in, s
   for (std::size_t i = begin + threadIdx.x; i < end; i += kThreads) acc.add(in[i]);
   sh[threadIdx.x] = acc;
   __syncthreads();
-  for (unsigned s = kThreads / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) {
-      Bucket v = sh[threadIdx.x];
-      v.add(sh[threadIdx.x + s]);
-      sh[threadIdx.x] = v;
-    }
-    __syncthreads();
-  }
+  tree_sum(sh, threadIdx.x, kThreads, [] { __syncthreads(); });
   if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
 }
 
@@ -49,14 +56,7 @@ __device__ __forceinline__ void group_heads_warp(Bucket* sh, const ChunkArgs<Buc
   Bucket* w = sh + 32 * warp;
   w[lane] = a.heads[g * kFixupGroup + lane];
   __syncwarp();
-  for (unsigned s = 16; s > 0; s >>= 1) {
-    if (lane < s) {
-      Bucket v = w[lane];
-      v.add(w[lane + s]);
-      w[lane] = v;
-    }
-    __syncwarp();
-  }
+  tree_sum(w, lane, 32, [] { __syncwarp(); });
   if (lane == 0) a.group_sums[g] = w[0];
 }
 
