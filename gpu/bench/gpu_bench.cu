@@ -10,8 +10,10 @@
 //
 // MSM rows (msm, batch_add) time what a prover call costs: points resident on the device,
 // random scalars uploaded from pinned host memory in every call (the conditions of the
-// sppark figures in issue 5), the window sums combined on the host; the result at 2^20 and
-// 2^22 is checked against core/msm on the host's cores (`check` in the note).
+// sppark figures in issue 5: Msm::run_host_scalars, in its planned pieces, each piece's
+// work overlapping the next one's copy; the msm_variant / msm_fixed_base_variant rows
+// `upload_first` copy them whole first), the window sums combined on the host; the result at
+// 2^20 and 2^22 is checked against core/msm on the host's cores (`check` in the note).
 //
 // g2_msm rows: the same for G2 (b_g2_msm = gpu), each printed beside core/msm's G2 MSM of the
 // same inputs on the host's cores in this run (one sample: the `cpu_ms` field) and checked
@@ -519,15 +521,16 @@ int main(int argc, char** argv) {
           r.name = name;
           r.log_n = log_n;
           r.stats = b.measure([](int) {}, [&](int rep) {
-            check_cuda(cudaMemcpyAsync(d_scalars.get(), pinned[rep & 1], n * 32,
-                                       cudaMemcpyHostToDevice, b.stream),
-                       "cudaMemcpyAsync(scalars)");
-            last = table ? engine.run_fixed_base(*table, d_scalars.get(), b.stream, mopt, "bench_msm", &shape)
-                         : engine.run(d_bases.get(), d_scalars.get(), n, b.stream, mopt, "bench_msm", &shape);
+            last = table ? engine.run_fixed_base_host_scalars(*table, pinned[rep & 1], b.stream, mopt, "bench_msm",
+                                                              &shape)
+                         : engine.run_host_scalars(d_bases.get(), pinned[rep & 1], n, b.stream, mopt, "bench_msm",
+                                                   &shape);
           });
           std::ostringstream v;
           v << "c" << shape.window_bits << " W" << shape.windows << " K"
             << (shape.entries + shape.chunks - 1) / shape.chunks;
+          if (shape.pieces > 1) v << " pieces" << shape.pieces;
+          if (mopt.scalar_pieces == 1) v << " upload_first";
           if (mopt.accumulate_min_blocks) v << " acc_blocks" << mopt.accumulate_min_blocks;
           if (mopt.min_segment) v << " min_segment" << mopt.min_segment;
           if (table) v << " table " << table->windows() << "x";
@@ -557,6 +560,9 @@ int main(int argc, char** argv) {
         };
         for (unsigned k : sizes)
           if (k <= max_log) msm_case("msm", k, {}, k <= 22);
+        // The scalars uploaded whole before the MSM starts (one piece): the A/B of the pieces.
+        for (unsigned k : {20u, 24u})
+          if (k <= max_log) msm_case("msm_variant", k, {.scalar_pieces = 1}, false);
         // The reduction's least segment below the default 32 at the sizes of the GPU phase's
         // tails (2^22: ~155k points; 2^24: ~620k), whose reductions run a few thousand threads
         // of 32 buckets each (latency-bound: longer than their accumulations in the phase).
@@ -589,6 +595,8 @@ int main(int argc, char** argv) {
           for (unsigned c : widths) {
             const msm::FixedBaseTable table(alloc, d_bases.get(), n, c, b.stream, "bench_fixed_base_table");
             msm_case(c == widths[0] ? "msm_fixed_base" : "msm_fixed_base_variant", k, {}, k <= 22, &table);
+            if (c == widths[0] && (k == 20 || k == 24))
+              msm_case("msm_fixed_base_variant", k, {.scalar_pieces = 1}, false, &table);
           }
         }
         if (!quick && 24 <= max_log) {  // bases streamed from pinned host memory, 4 batches

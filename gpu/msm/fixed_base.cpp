@@ -62,17 +62,44 @@ FixedBaseTable::FixedBaseTable(memory::DeviceAllocator& alloc, const G1AffineRaw
   for (auto& e : ev) cudaEventDestroy(e);
 }
 
-G1XyzzRaw Msm::run_fixed_base(const FixedBaseTable& table, const std::uint32_t* d_scalars, cudaStream_t stream,
-                              const MsmOptions& opts, const char* stage, MsmShape* shape) {
+namespace {
+
+// The table's width in opts (0 or the table's own, else std::invalid_argument).
+MsmOptions at_table_width(const FixedBaseTable& table, const MsmOptions& opts) {
   if (opts.window_bits != 0 && opts.window_bits != table.window_bits())
     throw std::invalid_argument("gpu msm: window_bits " + std::to_string(opts.window_bits) +
                                 " differs from the fixed-base table's " + std::to_string(table.window_bits()));
-  if (table.points() == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
   MsmOptions o = opts;
   o.window_bits = table.window_bits();
+  return o;
+}
+
+G1XyzzRaw run_folded(memory::DeviceAllocator& alloc, const FixedBaseTable& table,
+                     const run_detail::DeviceScalars& sc, cudaStream_t stream, const MsmOptions& opts,
+                     const char* stage, MsmShape* shape) {
   return run_detail::run_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(
-      alloc_, table.data(), nullptr, d_scalars, table.points(), stream, o, kDefaultAccumulateMinBlocks, stage,
-      shape, /*folded=*/true);
+      alloc, table.data(), nullptr, sc, table.points(), stream, opts, kDefaultAccumulateMinBlocks, stage, shape,
+      /*folded=*/true);
+}
+
+}  // namespace
+
+G1XyzzRaw Msm::run_fixed_base(const FixedBaseTable& table, const std::uint32_t* d_scalars, cudaStream_t stream,
+                              const MsmOptions& opts, const char* stage, MsmShape* shape) {
+  const MsmOptions o = at_table_width(table, opts);
+  if (table.points() == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
+  return run_folded(alloc_, table, run_detail::resident_scalars(d_scalars, table.points()), stream, o, stage,
+                    shape);
+}
+
+G1XyzzRaw Msm::run_fixed_base_host_scalars(const FixedBaseTable& table, const std::uint32_t* h_scalars,
+                                           cudaStream_t stream, const MsmOptions& opts, const char* stage,
+                                           MsmShape* shape) {
+  const MsmOptions o = at_table_width(table, opts);
+  if (table.points() == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
+  return with_host_scalars(h_scalars, table.points(), stream, o, stage, [&](const run_detail::DeviceScalars& sc) {
+    return run_folded(alloc_, table, sc, stream, o, stage, shape);
+  });
 }
 
 }  // namespace prooflab::gpu::msm

@@ -24,7 +24,8 @@ G2XyzzRaw g2_run_indexed(memory::DeviceAllocator& alloc, const G2AffineRaw* d_ba
                          const char* stage, MsmShape* shape) {
   if (n == 0) return g2_infinity();
   return run_detail::run_pippenger<curve::G2Curve, G2Xyzz32, G2XyzzRaw>(
-      alloc, d_bases, d_index, d_scalars, n, stream, opts, kG2DefaultAccumulateMinBlocks, stage,
+      alloc, d_bases, d_index, run_detail::resident_scalars(d_scalars, n), n, stream, opts,
+      kG2DefaultAccumulateMinBlocks, stage,
       shape);
 }
 

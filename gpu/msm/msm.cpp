@@ -10,6 +10,7 @@
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm/pippenger_run.hpp"
+#include "gpu/msm/plan.hpp"
 
 namespace prooflab::gpu::msm {
 namespace {
@@ -32,7 +33,50 @@ G1XyzzRaw Msm::run_indexed(const G1AffineRaw* d_bases, const std::uint32_t* d_in
                            const MsmOptions& opts, const char* stage, MsmShape* shape) {
   if (n == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
   return run_detail::run_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(
-      alloc_, d_bases, d_index, d_scalars, n, stream, opts, kDefaultAccumulateMinBlocks, stage, shape);
+      alloc_, d_bases, d_index, run_detail::resident_scalars(d_scalars, n), n, stream, opts,
+      kDefaultAccumulateMinBlocks, stage, shape);
+}
+
+G1XyzzRaw Msm::run_host_scalars(const G1AffineRaw* d_bases, const std::uint32_t* h_scalars, std::size_t n,
+                                cudaStream_t stream, const MsmOptions& opts, const char* stage, MsmShape* shape) {
+  if (n == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
+  return with_host_scalars(h_scalars, n, stream, opts, stage, [&](const run_detail::DeviceScalars& sc) {
+    return run_detail::run_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(
+        alloc_, d_bases, nullptr, sc, n, stream, opts, kDefaultAccumulateMinBlocks, stage, shape);
+  });
+}
+
+G1XyzzRaw Msm::with_host_scalars(const std::uint32_t* h_scalars, std::size_t n, cudaStream_t stream,
+                                 const MsmOptions& opts, const char* stage,
+                                 const std::function<G1XyzzRaw(const run_detail::DeviceScalars&)>& run) {
+  run_detail::DeviceScalars sc;
+  sc.pieces = plan_scalar_pieces(n, opts.scalar_pieces);
+  make_run_plan(n, opts);  // the options' errors before any copy (the run makes it again)
+  auto d_scalars = scratch<std::uint32_t>(alloc_, 8 * n, stream, stage);
+  sc.d_scalars = d_scalars.get();
+  CopyStream& side = copy_stream();
+  // The copies write into scratch the pool gave in `stream`'s order, and the buffer goes back
+  // to the pool when this call returns: they start after that point and must be done by then.
+  const auto cleanup = [&] { cudaStreamSynchronize(side.stream); };
+  try {
+    const cudaEvent_t allocated = side.ready(sc.pieces.size());
+    check_cuda(cudaEventRecord(allocated, stream), "cudaEventRecord");
+    check_cuda(cudaStreamWaitEvent(side.stream, allocated), "cudaStreamWaitEvent");
+    for (std::size_t k = 0; k < sc.pieces.size(); ++k) {
+      const ScalarPiece& piece = sc.pieces[k];
+      check_cuda(cudaMemcpyAsync(d_scalars.get() + 8 * piece.first, h_scalars + 8 * piece.first,
+                                 piece.len * 32, cudaMemcpyHostToDevice, side.stream),
+                 "cudaMemcpyAsync(msm host scalars)");
+      sc.ready.push_back(side.ready(k));
+      check_cuda(cudaEventRecord(sc.ready.back(), side.stream), "cudaEventRecord");
+    }
+    const G1XyzzRaw sum = run(sc);
+    cleanup();
+    return sum;
+  } catch (...) {
+    cleanup();
+    throw;
+  }
 }
 
 // Runs fn(device batch, first, len) over the batches of host points [0, n): batch b + 1 is
@@ -50,7 +94,7 @@ void Msm::for_each_batch(const G1AffineRaw* h_bases, std::size_t n, std::size_t 
                                                                    stream, stage)};
   CopyStream& side = copy_stream();
   cudaStream_t copy = side.stream;
-  cudaEvent_t* ready = side.ready;
+  const cudaEvent_t ready[2] = {side.ready(0), side.ready(1)};
   // The buffers go back to the pool when this call returns: the copies into them must be done.
   const auto cleanup = [&] { cudaStreamSynchronize(copy); };
   try {
@@ -81,22 +125,21 @@ void Msm::for_each_batch(const G1AffineRaw* h_bases, std::size_t n, std::size_t 
 
 Msm::CopyStream::CopyStream() {
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate(msm copy)");
-  try {
-    for (auto& e : ready)
-      check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate(msm copy)");
-  } catch (...) {
-    for (auto& e : ready)
-      if (e) cudaEventDestroy(e);
-    cudaStreamDestroy(stream);
-    throw;
-  }
 }
 
 Msm::CopyStream::~CopyStream() {
   cudaStreamSynchronize(stream);
-  for (auto& e : ready)
-    if (e) cudaEventDestroy(e);
+  for (auto& e : events_) cudaEventDestroy(e);
   cudaStreamDestroy(stream);
+}
+
+cudaEvent_t Msm::CopyStream::ready(std::size_t i) {
+  while (events_.size() <= i) {
+    cudaEvent_t e = nullptr;
+    check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate(msm copy)");
+    events_.push_back(e);
+  }
+  return events_[i];
 }
 
 Msm::CopyStream& Msm::copy_stream() {

@@ -12,7 +12,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "gpu/memory/device_allocator.hpp"
 
@@ -35,7 +37,12 @@ struct MsmOptions {
   // term's ~1.5c additions per segment: a benchmarked alternative for small, latency-bound
   // reductions (the tails'), not a default (L = 4 was slower: docs/gpu.md, Left open).
   unsigned min_segment = 0;
+  // Host scalars (run_host_scalars): the pieces they go up in, each piece's digits, sort and
+  // accumulation running while the next one is copied; 0 = planned (plan_scalar_pieces), 1 =
+  // all of them uploaded before the MSM starts. At most kMaxScalarPieces.
+  unsigned scalar_pieces = 0;
 };
+constexpr unsigned kMaxScalarPieces = 64;
 
 // What one call did, for the benchmark and the TIMELINE's sub-stages.
 struct MsmShape {
@@ -45,11 +52,13 @@ struct MsmShape {
   std::size_t entries = 0;         // n × windows digit entries sorted
   std::size_t chunks = 0;          // accumulation threads
   std::size_t scratch_bytes = 0;   // device memory taken from the allocator
-  // Time per phase (CUDA events; host time for the last), filled when a shape is asked for:
-  // digits, sort, accumulate (incl. the bucket memset), fixup, reduce, window sums + copy,
-  // host combine.
-  static constexpr int kPhases = 7;
-  static constexpr const char* kPhaseNames[kPhases] = {"digits", "sort", "accumulate", "fixup",
+  unsigned pieces = 1;             // pieces the scalars came in (MsmOptions::scalar_pieces)
+  // Time per phase (CUDA events; host time for the last), filled when a shape is asked for,
+  // each summed over the pieces: upload (the stream waiting for host scalars: the part of
+  // their copy not overlapped), digits, sort, accumulate (incl. the bucket memset), fixup,
+  // reduce, window sums + copy, host combine.
+  static constexpr int kPhases = 8;
+  static constexpr const char* kPhaseNames[kPhases] = {"upload", "digits", "sort", "accumulate", "fixup",
                                                        "reduce", "window_sums", "combine"};
   double phase_ms[kPhases] = {};
 };
@@ -62,6 +71,9 @@ std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts = {});
 std::size_t fixed_base_scratch_bytes(std::size_t n);
 
 class FixedBaseTable;  // fixed_base.hpp
+namespace run_detail {
+struct DeviceScalars;  // pippenger_run.hpp
+}
 
 class Msm {
  public:
@@ -89,6 +101,19 @@ class Msm {
                            cudaStream_t stream, const MsmOptions& opts = {}, const char* stage = "msm",
                            MsmShape* shape = nullptr);
 
+  // The same two with the scalars in host memory (n × 8 words): they go up on this Msm's copy
+  // stream in opts.scalar_pieces pieces (plan_scalar_pieces) into scratch (n × 32 bytes more),
+  // and each piece's digits, sort and accumulation run while the next is copied, adding into
+  // the same buckets; one reduction at the end. The copies overlap the work only from
+  // page-locked memory (cudaMallocHost / cudaHostRegister); h_scalars must stay valid and
+  // unchanged until the call returns.
+  G1XyzzRaw run_host_scalars(const G1AffineRaw* d_bases, const std::uint32_t* h_scalars, std::size_t n,
+                             cudaStream_t stream, const MsmOptions& opts = {}, const char* stage = "msm",
+                             MsmShape* shape = nullptr);
+  G1XyzzRaw run_fixed_base_host_scalars(const FixedBaseTable& table, const std::uint32_t* h_scalars,
+                                        cudaStream_t stream, const MsmOptions& opts = {},
+                                        const char* stage = "msm", MsmShape* shape = nullptr);
+
   // Σ scalars[i]·bases[i] with the bases in host memory, for keys that do not fit the
   // device: they go up in batches of `batch` points into two device buffers, the next batch
   // copied on a side stream while the current one's MSM runs (the copy overlaps only when
@@ -110,20 +135,31 @@ class Msm {
   memory::DeviceAllocator& allocator() const { return alloc_; }
 
  private:
+  // Uploads h_scalars (n points) in the pieces opts plans into device scratch on the copy
+  // stream and returns run(the device scalars): what both host-scalar calls share.
+  G1XyzzRaw with_host_scalars(const std::uint32_t* h_scalars, std::size_t n, cudaStream_t stream,
+                              const MsmOptions& opts, const char* stage,
+                              const std::function<G1XyzzRaw(const run_detail::DeviceScalars&)>& run);
+
   template <class Fn>
   void for_each_batch(const G1AffineRaw* h_bases, std::size_t n, std::size_t batch,
                       cudaStream_t stream, const char* stage, Fn&& fn);
 
-  // The side stream (and its two events) of every streamed call of this Msm: made by the
-  // first streamed call and kept, so a run uses a fixed set of streams (one copy stream per
+  // The side stream (and its events) of every streamed or host-scalar call of this Msm: made
+  // by the first such call and kept, so a run uses a fixed set of streams (one copy stream per
   // lane) instead of one new stream per streamed MSM (284 in one run: an unreadable waterfall).
   struct CopyStream {
     cudaStream_t stream = nullptr;
-    cudaEvent_t ready[2] = {nullptr, nullptr};
     CopyStream();
     ~CopyStream();
+    // Event i (made when first asked for): the streamed batches use 0 and 1, host scalars one
+    // per piece.
+    cudaEvent_t ready(std::size_t i);
     CopyStream(const CopyStream&) = delete;
     CopyStream& operator=(const CopyStream&) = delete;
+
+   private:
+    std::vector<cudaEvent_t> events_;
   };
   CopyStream& copy_stream();
 

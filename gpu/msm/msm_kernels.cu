@@ -14,10 +14,10 @@
 namespace prooflab::gpu::msm::kernels {
 namespace {
 
-__global__ void digits_kernel(DigitPlan plan, const std::uint32_t* scalars, std::size_t n,
+__global__ void digits_kernel(DigitPlan plan, const std::uint32_t* scalars, std::size_t n, std::size_t stride,
                               std::uint32_t* keys, std::uint32_t* vals) {
   const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (i < n) make_digits(plan, scalars + 8 * i, static_cast<std::uint32_t>(i), n, keys, vals);
+  if (i < n) make_digits(plan, scalars + 8 * i, static_cast<std::uint32_t>(i), n, stride, keys, vals);
 }
 
 // MinBlocks caps the registers at 65536 / (kThreads · MinBlocks): 2 → 228 (no cap in effect),
@@ -68,9 +68,9 @@ __global__ void __launch_bounds__(256) bitmap_counts_kernel(const std::uint64_t*
 
 }  // namespace
 
-void digits(const DigitPlan& plan, const std::uint32_t* scalars, std::size_t n, std::uint32_t* keys,
-            std::uint32_t* vals, cudaStream_t stream) {
-  digits_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(plan, scalars, n, keys,
+void digits(const DigitPlan& plan, const std::uint32_t* scalars, std::size_t n, std::size_t stride,
+            std::uint32_t* keys, std::uint32_t* vals, cudaStream_t stream) {
+  digits_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(plan, scalars, n, stride, keys,
                                                                            vals);
   check_launch("msm digits_kernel");
 }

@@ -11,8 +11,9 @@
 
 namespace prooflab::gpu::msm::kernels {
 
-void digits(const DigitPlan& plan, const std::uint32_t* scalars, std::size_t n, std::uint32_t* keys,
-            std::uint32_t* vals, cudaStream_t stream);
+// make_digits for scalars [0, n); stride: the fixed-base table's points (n for a whole call).
+void digits(const DigitPlan& plan, const std::uint32_t* scalars, std::size_t n, std::size_t stride,
+            std::uint32_t* keys, std::uint32_t* vals, cudaStream_t stream);
 
 // Device scratch bytes the radix sort of `entries` pairs needs.
 std::size_t sort_temp_bytes(std::size_t entries, int end_bit);

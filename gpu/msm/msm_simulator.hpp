@@ -21,7 +21,8 @@
 namespace prooflab::gpu::msm {
 
 // index empty: Σ scalars[i]·bases[i]; else Σ scalars[i]·bases[index[i]] (run_indexed).
-// Bucket: XyzzPoint over Curve's field; Raw: its core layout.
+// Bucket: XyzzPoint over Curve's field; Raw: its core layout. opts.scalar_pieces: the pieces
+// of a host-scalar call (run_host_scalars), each run through phases 1-4 into one set of buckets.
 // folded: bases is a fixed-base table of W·n points for opts.window_bits (fixed_base.cuh).
 template <class Curve, class Bucket, class Raw>
 curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> bases,
@@ -31,26 +32,36 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
   const std::size_t n = scalars.size();
   if (n == 0) return curve::Jacobian<Curve>::infinity();
   const RunPlan p = make_run_plan(n, opts, kDefaultAccumulateMinBlocks, folded);
-  std::vector<std::uint32_t> keys(p.entries), vals(p.entries);
-  for (std::size_t i = 0; i < n; ++i)
-    make_digits(p.digits, reinterpret_cast<const std::uint32_t*>(&scalars[i]),
-                static_cast<std::uint32_t>(i), n, keys.data(), vals.data());
-  std::vector<std::size_t> order(p.entries);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return keys[a] < keys[b]; });
-  std::vector<std::uint32_t> sk(p.entries), sv(p.entries);
-  for (std::size_t i = 0; i < p.entries; ++i) {
-    sk[i] = keys[order[i]];
-    sv[i] = vals[order[i]];
-  }
-  std::vector<Bucket> buckets(p.bucket_count()), heads(p.chunks), tails(p.chunks), groups(p.fixup_groups());
+  MsmOptions po = opts;
+  po.window_bits = p.digits.c;
+  std::vector<Bucket> buckets(p.bucket_count());
   std::memset(buckets.data(), 0, buckets.size() * sizeof(Bucket));  // as cudaMemsetAsync does
-  const ChunkArgs<Bucket> ca = chunk_args(p, sk.data(), sv.data(), bases.data(),
-                                          index.empty() ? nullptr : index.data(), buckets.data(),
-                                          heads.data(), tails.data(), groups.data());
-  for (std::size_t t = 0; t < p.chunks; ++t) accumulate_chunk(ca, t);
-  for (std::size_t g = 0; g < p.fixup_groups(); ++g) group_heads(ca, g);
-  for (std::size_t t = 0; t < p.chunks; ++t) fixup_chunk(ca, t);
+  // Phases 1-4 per piece of a host-scalar call (run_pippenger), one piece otherwise.
+  const auto pieces = plan_scalar_pieces(n, opts.scalar_pieces);
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const ScalarPiece piece = pieces[k];
+    const RunPlan q = make_run_plan(piece.len, po, kDefaultAccumulateMinBlocks, folded);
+    std::vector<std::uint32_t> keys(q.entries), vals(q.entries);
+    for (std::size_t i = 0; i < piece.len; ++i)
+      make_digits(q.digits, reinterpret_cast<const std::uint32_t*>(&scalars[piece.first + i]),
+                  static_cast<std::uint32_t>(i), piece.len, folded ? n : piece.len, keys.data(), vals.data());
+    std::vector<std::size_t> order(q.entries);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return keys[a] < keys[b]; });
+    std::vector<std::uint32_t> sk(q.entries), sv(q.entries);
+    for (std::size_t i = 0; i < q.entries; ++i) {
+      sk[i] = keys[order[i]];
+      sv[i] = vals[order[i]];
+    }
+    std::vector<Bucket> heads(q.chunks), tails(q.chunks), groups(q.fixup_groups());
+    const auto* piece_bases = index.empty() ? bases.data() + piece.first : bases.data();
+    const ChunkArgs<Bucket> ca = chunk_args(q, sk.data(), sv.data(), piece_bases,
+                                            index.empty() ? nullptr : index.data() + piece.first,
+                                            buckets.data(), heads.data(), tails.data(), groups.data(), k > 0);
+    for (std::size_t t = 0; t < q.chunks; ++t) accumulate_chunk(ca, t);
+    for (std::size_t g = 0; g < q.fixup_groups(); ++g) group_heads(ca, g);
+    for (std::size_t t = 0; t < q.chunks; ++t) fixup_chunk(ca, t);
+  }
   std::vector<Bucket> segs(p.reduce_threads());
   const ReduceArgs<Bucket> ra{buckets.data(), p.digits.buckets, p.segment, p.segments, segs.data()};
   for (std::size_t g = 0; g < p.reduce_threads(); ++g) reduce_segment(ra, g);
@@ -112,9 +123,10 @@ inline std::vector<curve::G1Affine> simulate_fixed_base_table(std::span<const cu
 // Σ scalars[i]·P_i through the fixed-base mode over `table` (W·n points for width c).
 inline curve::G1Jacobian simulate_fixed_base_msm(std::span<const curve::G1Affine> table,
                                                  std::span<const prooflab::msm::Scalar> scalars, unsigned c,
-                                                 unsigned entries_per_thread = 0) {
+                                                 unsigned entries_per_thread = 0, unsigned scalar_pieces = 0) {
   return simulate_pippenger<curve::G1Curve, Xyzz32, G1XyzzRaw>(
-      table, scalars, {.window_bits = c, .entries_per_thread = entries_per_thread}, {}, true);
+      table, scalars, {.window_bits = c, .entries_per_thread = entries_per_thread, .scalar_pieces = scalar_pieces},
+      {}, true);
 }
 
 inline curve::G1Jacobian simulate_sum_selected(std::span<const curve::G1Affine> bases,

@@ -11,7 +11,10 @@
 //  3. accumulate:  thread t sums the runs inside its chunk [t·K, t·K + K) into XYZZ. A run
 //                  wholly inside the chunk is written to its bucket; the run the chunk starts
 //                  in the middle of goes to heads[t], the one it ends in the middle of to
-//                  tails[t]. No two threads write one bucket, so no atomics on points.
+//                  tails[t]. No two threads write one bucket, so no atomics on points. Scalars
+//                  that come in pieces (host scalars, uploaded while the previous piece runs)
+//                  run phases 1-4 per piece into the same buckets, each run of a later piece
+//                  starting from its bucket's value (`seeded`): no additions are added.
 //  4. fix-up:      the thread whose chunk starts a run that crosses its end adds the heads of
 //                  the following chunks the run covers and writes the bucket. A run that
 //                  covers whole groups of kFixupGroup chunks (one bucket holding many points:
@@ -66,10 +69,11 @@ PROOFLAB_HDI std::uint32_t scalar_bits(const std::uint32_t* s, std::uint32_t pos
   return static_cast<std::uint32_t>(w >> shift) & ((1u << c) - 1);
 }
 
-// Phase 1 for scalar i: writes entry (w, i) at keys[w·n + i] / vals[w·n + i]; the value is i,
-// or in fixed-base mode the table index w·n + i.
+// Phase 1 for scalar i of n: writes entry (w, i) at keys[w·n + i] / vals[w·n + i]; the value
+// is i, or in fixed-base mode the table index w·stride + i (stride: the table's points; a piece
+// of the scalars passes the table from its first point on and the table's n as the stride).
 PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar, std::uint32_t i,
-                              std::size_t n, std::uint32_t* keys, std::uint32_t* vals) {
+                              std::size_t n, std::size_t stride, std::uint32_t* keys, std::uint32_t* vals) {
   std::uint32_t s[8];
   PROOFLAB_UNROLL for (int j = 0; j < 8; ++j) s[j] = scalar[j];
   std::uint32_t carry = 0;
@@ -89,7 +93,7 @@ PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar
     const std::size_t at = w * n + i;
     const std::uint32_t set = plan.folded ? 0 : w;
     keys[at] = mag == 0 ? plan.sentinel() : set * plan.buckets + (mag - 1);
-    vals[at] = (plan.folded ? static_cast<std::uint32_t>(at) : i) | neg;  // at < 2^31 (make_run_plan)
+    vals[at] = (plan.folded ? static_cast<std::uint32_t>(w * stride + i) : i) | neg;  // < 2^31 (make_run_plan)
   }
 }
 
@@ -112,6 +116,9 @@ struct ChunkArgs {
   Bucket* heads;    // per chunk
   Bucket* tails;    // per chunk
   Bucket* group_sums;  // per kFixupGroup chunks, written where group_inside_run
+  // Buckets already hold the sums of earlier pieces of the scalars: each run starts from its
+  // bucket's value instead of infinity (its owner, the thread whose chunk it starts in, reads it).
+  bool seeded;
 };
 
 template <class Bucket>
@@ -131,10 +138,15 @@ PROOFLAB_HDI void accumulate_chunk(const ChunkArgs<Bucket>& a, std::size_t t) {
   std::uint32_t key = a.keys[s];
   if (key == a.sentinel) return;  // zero digits: the rest of the array
   std::size_t run_start = s;
-  Bucket acc = Bucket::infinity();
+  const bool head = s > 0 && a.keys[s - 1] == key;  // the chunk starts inside a run
+  // A run's start: infinity, or the earlier pieces' sum where this thread owns the run.
+  const auto start = [&](std::uint32_t k, bool owner) {
+    return a.seeded && owner ? a.buckets[k] : Bucket::infinity();
+  };
+  Bucket acc = start(key, !head);
   // Writes the run [run_start, end) of `key`.
   const auto finish = [&](std::size_t end) {
-    const bool starts_before = run_start == s && s > 0 && a.keys[s - 1] == key;
+    const bool starts_before = run_start == s && head;
     const bool continues_after = end == e && e < a.entries && a.keys[e] == key;
     if (starts_before)
       a.heads[t] = acc;
@@ -150,7 +162,7 @@ PROOFLAB_HDI void accumulate_chunk(const ChunkArgs<Bucket>& a, std::size_t t) {
       if (k == a.sentinel) return;
       key = k;
       run_start = i;
-      acc = Bucket::infinity();
+      acc = start(k, true);
     }
     acc.add_mixed(load_signed(a, a.vals[i]));
   }

@@ -6,7 +6,9 @@
 // by those three .cpp files only.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -58,74 +60,124 @@ Bucket reduce_to_one(memory::DeviceAllocator& alloc, const Bucket* in, std::size
   return out;
 }
 
-// Events between the phases when the caller asked for a shape (else no-ops).
+// The scalars of one run on the device: every point's (8 words each) at d_scalars, the pieces
+// the run works through (one, [0, n), for scalars already there), and for host scalars the
+// event after which piece k's copy is there (recorded on a copy stream; empty: nothing to wait
+// for).
+struct DeviceScalars {
+  const std::uint32_t* d_scalars = nullptr;
+  std::vector<ScalarPiece> pieces;
+  std::vector<cudaEvent_t> ready;
+};
+
+// The phases of MsmShape::kPhaseNames.
+enum Phase : int { kUpload, kDigits, kSort, kAccumulate, kFixup, kReduce, kWindowSums, kCombine };
+static_assert(kCombine + 1 == MsmShape::kPhases, "one Phase per MsmShape::kPhaseNames entry");
+
+// Events between the phases when the caller asked for a shape (else no-ops): mark(phase) ends an
+// interval of `phase` that began at the previous mark (a phase comes once per piece).
 class PhaseClock {
  public:
   PhaseClock(bool on, cudaStream_t s) : on_(on), stream_(s) {
-    if (!on_) return;
-    for (auto& e : ev_) check_cuda(cudaEventCreate(&e), "cudaEventCreate(msm phase)");
-    mark();
+    if (on_) record(kUpload);  // the start: no interval ends here
   }
   ~PhaseClock() {
-    if (on_)
-      for (auto& e : ev_) cudaEventDestroy(e);
+    for (const auto& m : marks_) cudaEventDestroy(m.event);
   }
-  void mark() {
-    if (on_ && used_ < kEvents) check_cuda(cudaEventRecord(ev_[used_++], stream_), "cudaEventRecord");
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+  void mark(Phase phase) {
+    if (on_) record(phase);
   }
-  // After the stream is synchronised: the intervals between consecutive marks.
-  void read(double* ms, int count) const {
-    for (int i = 0; on_ && i < count && i + 1 < used_; ++i) {
+  // After the stream is synchronised: ms[phase] = the sum of its intervals (others untouched).
+  void read(double* ms) const {
+    for (std::size_t i = 1; i < marks_.size(); ++i) {
       float t = 0;
-      check_cuda(cudaEventElapsedTime(&t, ev_[i], ev_[i + 1]), "cudaEventElapsedTime");
-      ms[i] = t;
+      check_cuda(cudaEventElapsedTime(&t, marks_[i - 1].event, marks_[i].event), "cudaEventElapsedTime");
+      ms[marks_[i].phase] += t;
     }
   }
 
  private:
-  static constexpr int kEvents = MsmShape::kPhases;  // the last phase is host time
+  struct Mark {
+    cudaEvent_t event;
+    Phase phase;
+  };
+  void record(Phase phase) {
+    cudaEvent_t e = nullptr;
+    check_cuda(cudaEventCreate(&e), "cudaEventCreate(msm phase)");
+    marks_.push_back({e, phase});
+    check_cuda(cudaEventRecord(e, stream_), "cudaEventRecord");
+  }
   bool on_;
   cudaStream_t stream_;
-  cudaEvent_t ev_[kEvents] = {};
-  int used_ = 0;
+  std::vector<Mark> marks_;
 };
 
 // Σ scalars[i]·bases[index ? index[i] : i] for i < n (n > 0), as core's curve::Xyzz<Curve>
 // in its raw layout Raw. Bucket: XyzzPoint over Curve's field. folded: d_bases is a fixed-base
-// table of W·n points for opts.window_bits (DigitPlan; d_index must be nullptr).
+// table of W·n points for opts.window_bits (DigitPlan; d_index must be nullptr). Phases 1-4 run
+// once per piece of the scalars (after its copy, where sc.ready says so) into one set of
+// buckets, the later pieces' runs seeded with the buckets' sums so far; phases 5-6 once.
 template <class Curve, class Bucket, class Raw>
 Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std::uint32_t* d_index,
-                  const std::uint32_t* d_scalars, std::size_t n, cudaStream_t stream,
+                  const DeviceScalars& sc, std::size_t n, cudaStream_t stream,
                   const MsmOptions& opts, unsigned default_min_blocks, const char* stage,
                   MsmShape* shape, bool folded = false) {
+  using Affine = typename Bucket::Affine;
   const RunPlan p = make_run_plan(n, opts, default_min_blocks, folded);
-  const std::size_t temp_bytes = kernels::sort_temp_bytes(p.entries, p.end_bit);
-  auto keys0 = scratch<std::uint32_t>(alloc, p.entries, stream, stage);
-  auto keys1 = scratch<std::uint32_t>(alloc, p.entries, stream, stage);
-  auto vals0 = scratch<std::uint32_t>(alloc, p.entries, stream, stage);
-  auto vals1 = scratch<std::uint32_t>(alloc, p.entries, stream, stage);
+  MsmOptions po = opts;
+  po.window_bits = p.digits.c;  // every piece at the whole call's width: one set of buckets
+  std::vector<RunPlan> plans;
+  std::size_t big = 0;  // the piece with the most entries sizes the sort's and the chunks' scratch
+  for (const ScalarPiece& piece : sc.pieces) {
+    plans.push_back(make_run_plan(piece.len, po, default_min_blocks, folded));
+    if (plans.back().entries > plans[big].entries) big = plans.size() - 1;
+  }
+  const RunPlan& most = plans[big];
+  const std::size_t temp_bytes = kernels::sort_temp_bytes(most.entries, most.end_bit);
+  auto keys0 = scratch<std::uint32_t>(alloc, most.entries, stream, stage);
+  auto keys1 = scratch<std::uint32_t>(alloc, most.entries, stream, stage);
+  auto vals0 = scratch<std::uint32_t>(alloc, most.entries, stream, stage);
+  auto vals1 = scratch<std::uint32_t>(alloc, most.entries, stream, stage);
   auto temp = scratch<std::uint8_t>(alloc, temp_bytes, stream, stage);
+  memory::DeviceBuffer<Bucket> buckets, heads, tails, groups;
+  std::size_t chunks = 0;
   PhaseClock clock(shape != nullptr, stream);
-  kernels::digits(p.digits, d_scalars, n, keys0.get(), vals0.get(), stream);
-  clock.mark();
-  const int sel = kernels::sort_pairs(keys0.get(), keys1.get(), vals0.get(), vals1.get(), p.entries,
-                                      p.end_bit, temp.get(), temp_bytes, stream);
-  clock.mark();
-  temp.reset();
-  auto buckets = scratch<Bucket>(alloc, p.bucket_count(), stream, stage);
-  auto heads = scratch<Bucket>(alloc, p.chunks, stream, stage);
-  auto tails = scratch<Bucket>(alloc, p.chunks, stream, stage);
-  auto groups = scratch<Bucket>(alloc, p.fixup_groups(), stream, stage);
-  check_cuda(cudaMemsetAsync(buckets.get(), 0, p.bucket_count() * sizeof(Bucket), stream),
-             "cudaMemsetAsync(msm buckets)");  // ZZ = 0: every bucket starts at infinity
-  const ChunkArgs<Bucket> ca =
-      chunk_args(p, sel ? keys1.get() : keys0.get(), sel ? vals1.get() : vals0.get(), d_bases,
-                 d_index, buckets.get(), heads.get(), tails.get(), groups.get());
-  kernels::accumulate(ca, p.chunks, p.accumulate_min_blocks, stream);
-  clock.mark();
-  kernels::group_heads(ca, p.fixup_groups(), stream);
-  kernels::fixup(ca, p.chunks, stream);
-  clock.mark();
+  for (std::size_t k = 0; k < sc.pieces.size(); ++k) {
+    const ScalarPiece& piece = sc.pieces[k];
+    const RunPlan& q = plans[k];
+    if (!sc.ready.empty()) check_cuda(cudaStreamWaitEvent(stream, sc.ready[k]), "cudaStreamWaitEvent(msm scalars)");
+    clock.mark(kUpload);
+    kernels::digits(q.digits, sc.d_scalars + 8 * piece.first, piece.len, folded ? n : piece.len, keys0.get(),
+                    vals0.get(), stream);
+    clock.mark(kDigits);
+    const int sel = kernels::sort_pairs(keys0.get(), keys1.get(), vals0.get(), vals1.get(), q.entries,
+                                        q.end_bit, temp.get(), temp_bytes, stream);
+    clock.mark(kSort);
+    if (k + 1 == sc.pieces.size()) temp.reset();
+    if (k == 0) {
+      buckets = scratch<Bucket>(alloc, p.bucket_count(), stream, stage);
+      heads = scratch<Bucket>(alloc, most.chunks, stream, stage);
+      tails = scratch<Bucket>(alloc, most.chunks, stream, stage);
+      groups = scratch<Bucket>(alloc, most.fixup_groups(), stream, stage);
+      check_cuda(cudaMemsetAsync(buckets.get(), 0, p.bucket_count() * sizeof(Bucket), stream),
+                 "cudaMemsetAsync(msm buckets)");  // ZZ = 0: every bucket starts at infinity
+    }
+    // The piece's points: its scalars' bases (or index entries) from piece.first on; in the
+    // folded mode the table from its point piece.first on, with the table's n as the stride.
+    const void* bases = d_index ? d_bases : static_cast<const Affine*>(d_bases) + piece.first;
+    const std::uint32_t* index = d_index ? d_index + piece.first : nullptr;
+    const ChunkArgs<Bucket> ca =
+        chunk_args(q, sel ? keys1.get() : keys0.get(), sel ? vals1.get() : vals0.get(), bases, index,
+                   buckets.get(), heads.get(), tails.get(), groups.get(), /*seeded=*/k > 0);
+    kernels::accumulate(ca, q.chunks, q.accumulate_min_blocks, stream);
+    clock.mark(kAccumulate);
+    kernels::group_heads(ca, q.fixup_groups(), stream);
+    kernels::fixup(ca, q.chunks, stream);
+    clock.mark(kFixup);
+    chunks += q.chunks;
+  }
   keys0.reset();
   keys1.reset();
   vals0.reset();
@@ -137,7 +189,7 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   auto segs = scratch<Bucket>(alloc, p.reduce_threads(), stream, stage);
   ReduceArgs<Bucket> ra{buckets.get(), p.digits.buckets, p.segment, p.segments, segs.get()};
   kernels::reduce(ra, p.reduce_threads(), stream);
-  clock.mark();
+  clock.mark(kReduce);
   buckets.reset();
   // One block per window adds its segments; a single bucket set (fixed-base mode: all 2^16 or
   // so segments in one) is summed in rounds over many blocks instead (one block took 7 ms at
@@ -154,24 +206,31 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   check_cuda(cudaMemcpyAsync(host.data(), window_sums.get(), host.size() * sizeof(Bucket),
                              cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync(msm window sums)");
-  clock.mark();
+  clock.mark(kWindowSums);
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(msm)");
   const auto t_host = std::chrono::steady_clock::now();
   const Raw result =
       folded ? host[0] : xyzz_to_raw<Raw>(combine_window_sums<Curve>(std::span<const Raw>(host), p.digits.c));
   if (shape) {
-    clock.read(shape->phase_ms, MsmShape::kPhases - 1);
-    shape->phase_ms[MsmShape::kPhases - 1] =
+    std::fill(std::begin(shape->phase_ms), std::end(shape->phase_ms), 0.0);
+    clock.read(shape->phase_ms);
+    shape->phase_ms[kCombine] =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_host).count();
     shape->window_bits = p.digits.c;
     shape->windows = p.digits.windows;
     shape->buckets = p.digits.buckets;
     shape->bucket_sets = p.digits.bucket_sets();
     shape->entries = p.entries;
-    shape->chunks = p.chunks;
-    shape->scratch_bytes = scratch_bytes_for(n, opts, sizeof(Bucket), folded);
+    shape->chunks = chunks;
+    shape->pieces = static_cast<unsigned>(sc.pieces.size());
+    shape->scratch_bytes = scratch_bytes_for(n, opts, sizeof(Bucket), folded, !sc.ready.empty());
   }
   return result;
+}
+
+// The scalars of a call whose scalars are all on the device already: one piece, no waiting.
+inline DeviceScalars resident_scalars(const std::uint32_t* d_scalars, std::size_t n) {
+  return {d_scalars, {{0, n}}, {}};
 }
 
 // Σ bases[i] over the bits set in d_bitmap (n > 0 bits, n < 2^32): the words' counts and their

@@ -112,6 +112,27 @@ BatchAddShares batch_add_shares(std::uint32_t total) {
   return s;
 }
 
+std::vector<ScalarPiece> plan_scalar_pieces(std::size_t n, unsigned pieces) {
+  if (pieces > kMaxScalarPieces)
+    throw std::invalid_argument("gpu msm: scalar_pieces " + std::to_string(pieces) + " is above " +
+                                std::to_string(kMaxScalarPieces));
+  if (n == 0) return {};
+  std::size_t count = pieces ? pieces : (n < kMinPiecedPoints ? 1 : 3);
+  count = std::min(count, n);
+  std::vector<ScalarPiece> out;
+  if (count == 1) return {{0, n}};
+  const std::size_t first = std::max<std::size_t>(1, std::min(n / 16, n - (count - 1)));
+  out.push_back({0, first});
+  // The rest, n − first ≥ count − 1 points, in count − 1 parts.
+  const std::size_t rest = n - first, parts = count - 1;
+  for (std::size_t k = 0, at = first; k < parts; ++k) {
+    const std::size_t len = rest / parts + (k < rest % parts ? 1 : 0);
+    out.push_back({at, len});
+    at += len;
+  }
+  return out;
+}
+
 std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts) {
   return scratch_bytes_for(n, opts, sizeof(Xyzz32));
 }
@@ -121,12 +142,23 @@ std::size_t fixed_base_scratch_bytes(std::size_t n) {
   return scratch_bytes_for(n, {.window_bits = plan_fixed_base_window_bits(n)}, sizeof(Xyzz32), true);
 }
 
-std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes, bool folded) {
+std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes, bool folded,
+                              bool host_scalars) {
   if (n == 0) return 0;
   const auto p = make_run_plan(n, opts, kDefaultAccumulateMinBlocks, folded);
+  // The sort and the accumulation's heads and tails are per piece: the largest one's.
+  std::size_t largest = n;
+  if (host_scalars) {
+    largest = 0;
+    for (const auto& piece : plan_scalar_pieces(n, opts.scalar_pieces)) largest = std::max(largest, piece.len);
+  }
+  MsmOptions po = opts;
+  po.window_bits = p.digits.c;
+  const auto q = make_run_plan(largest, po, kDefaultAccumulateMinBlocks, folded);
   const std::size_t point = bucket_bytes;
-  return 4 * p.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(p.entries, p.end_bit) +
-         (p.bucket_count() + 2 * p.chunks + p.fixup_groups() + p.reduce_threads() + window_sum_points(p)) * point;
+  return (host_scalars ? n * 32 : 0) + 4 * q.entries * sizeof(std::uint32_t) +
+         kernels::sort_temp_bytes(q.entries, q.end_bit) +
+         (p.bucket_count() + 2 * q.chunks + q.fixup_groups() + p.reduce_threads() + window_sum_points(p)) * point;
 }
 
 }  // namespace prooflab::gpu::msm

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/pippenger.cuh"
@@ -31,11 +32,12 @@ constexpr unsigned kDefaultAccumulateMinBlocks = 3;
 // G2's accumulation: two blocks of 128 threads per SM (255 registers, the most there are).
 constexpr unsigned kG2DefaultAccumulateMinBlocks = 2;
 
-// The accumulation's arguments for this plan over sorted (keys, vals).
+// The accumulation's arguments for this plan over sorted (keys, vals); seeded: the buckets
+// hold earlier pieces' sums (ChunkArgs::seeded).
 template <class Bucket>
 ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const std::uint32_t* vals,
                              const void* bases, const std::uint32_t* index, Bucket* buckets,
-                             Bucket* heads, Bucket* tails, Bucket* group_sums) {
+                             Bucket* heads, Bucket* tails, Bucket* group_sums, bool seeded = false) {
   ChunkArgs<Bucket> ca{};
   ca.keys = keys;
   ca.vals = vals;
@@ -48,8 +50,22 @@ ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const 
   ca.heads = heads;
   ca.tails = tails;
   ca.group_sums = group_sums;
+  ca.seeded = seeded;
   return ca;
 }
+
+// Points [first, first + len) of the scalars: one piece of a host-scalar call.
+struct ScalarPiece {
+  std::size_t first = 0, len = 0;
+};
+// Host scalars are uploaded whole below this many points (the copy of 2^18 is ~0.15 ms).
+constexpr std::size_t kMinPiecedPoints = std::size_t{1} << 18;
+// The pieces n > 0 points' scalars go up in (MsmOptions::scalar_pieces; 0: planned: one below
+// kMinPiecedPoints, else 3). The first is n/16, whose copy is the part left exposed, the others
+// split the rest equally: each is copied while the previous one is worked on, and the work
+// per point is ~10× its copy (H200 at 2^24: ~5.8 against ~0.6 ns), so the second may be ~8×
+// the first. Never more pieces than points. Throws std::invalid_argument above kMaxScalarPieces.
+std::vector<ScalarPiece> plan_scalar_pieces(std::size_t n, unsigned pieces);
 
 // The batch addition's equal shares of `total` selected bases: `threads` threads of `share`
 // each (the last one's possibly short), up to 2^18 threads (~5 waves of 3 blocks of 128 per SM
@@ -73,7 +89,9 @@ unsigned plan_fixed_base_window_bits(std::size_t n);
 
 // Device bytes one call for n points needs beyond bases and scalars, for buckets of
 // `bucket_bytes` (G1 192, G2 384): scratch_bytes (msm.hpp) is this for G1.
+// host_scalars: a host-scalar call (their device copy, n × 32 bytes, and the sort's buffers
+// for the largest piece instead of all n).
 std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t bucket_bytes,
-                              bool folded = false);
+                              bool folded = false, bool host_scalars = false);
 
 }  // namespace prooflab::gpu::msm

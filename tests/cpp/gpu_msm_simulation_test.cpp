@@ -211,6 +211,72 @@ TEST(GpuMsmSimulation, FixedBaseMsmEqualsCore) {
   }
 }
 
+// Host scalars in pieces (run_host_scalars): each piece runs digits, sort, accumulation and
+// fix-up into the one set of buckets, its runs starting from the earlier pieces' sums. Against
+// core/msm for plain, indexed and fixed-base calls, with one scalar repeated so that its
+// buckets get entries in every piece and runs cross chunks and fix-up groups in each (chunk 1),
+// and a piece count up to one point per piece. An unseeded later piece would overwrite the
+// buckets the earlier ones wrote, which these sums catch.
+TEST(GpuMsmSimulation, ScalarPiecesAddIntoTheSameBuckets) {
+  auto rng = test::test_rng();
+  const std::size_t n = 240;
+  const auto bases = random_bases(n, rng);
+  auto scalars = random_scalars(n, rng);
+  for (std::size_t i = 0; i < 150; ++i) scalars[(i * 7) % n] = scalars[1];  // 7 ⟂ 240: distinct
+  for (std::size_t i = 0; i < 20; ++i) scalars[(i * 11 + 3) % n] = small(1);
+  const auto expected = cpu_msm(bases, scalars);
+  for (unsigned pieces : {2u, 3u, 5u, 64u})
+    for (unsigned chunk : {0u, 1u}) {
+      const gpu::msm::MsmOptions opts{.window_bits = 7, .entries_per_thread = chunk, .scalar_pieces = pieces};
+      EXPECT_EQ(gpu::msm::simulate_msm(bases, scalars, opts).to_affine(), expected)
+          << pieces << " pieces, chunk " << chunk << "; " << test::seed_note();
+    }
+  std::vector<std::uint32_t> index(100);
+  for (auto& i : index) i = static_cast<std::uint32_t>(rng() % n);
+  std::vector<G1Affine> gathered;
+  for (auto i : index) gathered.push_back(bases[i]);
+  const std::vector<Scalar> some(scalars.begin(), scalars.begin() + index.size());
+  EXPECT_EQ(gpu::msm::simulate_msm(bases, some, {.window_bits = 6, .entries_per_thread = 1, .scalar_pieces = 4},
+                                   index)
+                .to_affine(),
+            cpu_msm(gathered, some))
+      << "indexed; " << test::seed_note();
+  const unsigned c = 9;
+  const auto table = core_shifted_table(bases, c);
+  for (unsigned pieces : {3u, 7u})
+    EXPECT_EQ(gpu::msm::simulate_fixed_base_msm(table, scalars, c, 1, pieces).to_affine(), expected)
+        << "fixed-base, " << pieces << " pieces; " << test::seed_note();
+}
+
+// The pieces cover [0, n) in order without gaps or empty pieces: planned (one below 2^18, else
+// the first n/16 and the rest in two), asked for, and more pieces than points.
+TEST(GpuMsmSimulation, ScalarPiecesPlan) {
+  using gpu::msm::plan_scalar_pieces;
+  const auto covers = [](std::size_t n, unsigned pieces) {
+    const auto v = plan_scalar_pieces(n, pieces);
+    std::size_t at = 0;
+    for (const auto& p : v) {
+      EXPECT_EQ(p.first, at) << n << " points, " << pieces << " pieces";
+      EXPECT_GT(p.len, 0u) << n << " points, " << pieces << " pieces";
+      at += p.len;
+    }
+    EXPECT_EQ(at, n) << n << " points, " << pieces << " pieces";
+    return v;
+  };
+  EXPECT_EQ(covers((std::size_t{1} << 18) - 1, 0).size(), 1u);
+  const std::size_t big = std::size_t{1} << 24;
+  const auto planned = covers(big, 0);
+  ASSERT_EQ(planned.size(), 3u);
+  EXPECT_EQ(planned[0].len, big / 16);
+  EXPECT_EQ(planned[1].len, (big - big / 16) / 2);
+  EXPECT_EQ(covers(big, 1).size(), 1u);
+  EXPECT_EQ(covers(5, 64).size(), 5u);
+  EXPECT_EQ(covers(32, 32).size(), 32u);
+  EXPECT_EQ(covers(100, 7).size(), 7u);
+  EXPECT_TRUE(plan_scalar_pieces(0, 3).empty());
+  EXPECT_THROW(plan_scalar_pieces(100, gpu::msm::kMaxScalarPieces + 1), std::invalid_argument);
+}
+
 TEST(GpuMsmSimulation, FixedBasePlan) {
   // One bucket set: the cost model widens the window past the W-set plan's (20 at 2^24).
   EXPECT_EQ(gpu::msm::plan_fixed_base_window_bits(std::size_t{1} << 24), 24u);

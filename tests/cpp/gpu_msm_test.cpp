@@ -192,6 +192,54 @@ TEST_F(GpuMsm, FixedBaseTableAndMsm) {
   EXPECT_EQ(alloc_->in_use(), 0u) << "scratch or table not returned";
 }
 
+// Host scalars in pieces (run_host_scalars, run_fixed_base_host_scalars), pageable and pinned:
+// the sums equal core/msm for one piece (uploaded first), the planned pieces (three at 2^18 and
+// above), several, and one point per piece; a repeated scalar puts entries of one bucket in
+// every piece; the shape counts the pieces; scratch goes back; a wrong piece count is refused
+// before anything is copied; the scratch estimate covers the allocator's peak.
+TEST_F(GpuMsm, HostScalarsInPiecesEqualCore) {
+  auto rng = test::test_rng();
+  gpu::msm::Msm engine(*alloc_);
+  const std::size_t n = (std::size_t{1} << 18) + 7;
+  const auto bases = random_bases(n, rng);
+  auto scalars = random_scalars(n, rng);
+  for (std::size_t i = 0; i < n; i += 3) scalars[i] = scalars[1];
+  const auto expected = cpu_msm(bases, scalars);
+  gpu::msm::DeviceBases d(*alloc_, bases, stream_);
+  Scalar* pinned = nullptr;
+  gpu::check_cuda(cudaMallocHost(&pinned, n * sizeof(Scalar)), "cudaMallocHost");
+  std::memcpy(pinned, scalars.data(), n * sizeof(Scalar));
+  const gpu::msm::FixedBaseTable table(*alloc_, d.data(), n, 0, stream_);
+  const std::uint64_t resident = alloc_->in_use();  // the bases and the table
+  const Scalar* const hosts[] = {pinned, scalars.data()};
+  for (const Scalar* host : hosts)
+    for (unsigned pieces : {1u, 0u, 2u, 9u}) {
+      const char* where = host == pinned ? "pinned" : "pageable";
+      const auto* h = reinterpret_cast<const std::uint32_t*>(host);
+      gpu::msm::MsmShape shape;
+      alloc_->reset_peak();
+      const auto got = engine.run_host_scalars(d.data(), h, n, stream_, {.scalar_pieces = pieces}, "test", &shape);
+      EXPECT_EQ(gpu::msm::to_jacobian(got).to_affine(), expected) << where << ", " << pieces << " pieces; "
+                                                                 << test::seed_note();
+      EXPECT_EQ(shape.pieces, pieces == 0 ? 3u : pieces);
+      EXPECT_LE(alloc_->peak() - resident, shape.scratch_bytes) << pieces << " pieces";
+      const auto fixed = engine.run_fixed_base_host_scalars(table, h, stream_, {.scalar_pieces = pieces});
+      EXPECT_EQ(gpu::msm::to_jacobian(fixed).to_affine(), expected) << where << ", fixed-base, " << pieces
+                                                                   << " pieces; " << test::seed_note();
+    }
+  const std::vector<Scalar> few(scalars.begin(), scalars.begin() + 5);
+  EXPECT_EQ(gpu::msm::to_jacobian(engine.run_host_scalars(d.data(), reinterpret_cast<const std::uint32_t*>(pinned),
+                                                           5, stream_, {.scalar_pieces = 64}))
+                .to_affine(),
+            cpu_msm(std::vector<G1Affine>(bases.begin(), bases.begin() + 5), few))
+      << "one point per piece";
+  EXPECT_THROW(engine.run_host_scalars(d.data(), reinterpret_cast<const std::uint32_t*>(pinned), n, stream_,
+                                       {.scalar_pieces = gpu::msm::kMaxScalarPieces + 1}),
+               std::invalid_argument);
+  cudaFreeHost(pinned);
+  EXPECT_EQ(alloc_->in_use(), resident) << "scratch not returned";
+}
+
 TEST_F(GpuMsm, ZeroPointsIsInfinity) {
   EXPECT_TRUE(run({}, {}).is_infinity());
 }
