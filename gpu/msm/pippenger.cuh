@@ -138,15 +138,16 @@ PROOFLAB_HDI void accumulate_chunk(const ChunkArgs<Bucket>& a, std::size_t t) {
   std::uint32_t key = a.keys[s];
   if (key == a.sentinel) return;  // zero digits: the rest of the array
   std::size_t run_start = s;
-  const bool head = s > 0 && a.keys[s - 1] == key;  // the chunk starts inside a run
-  // A run's start: infinity, or the earlier pieces' sum where this thread owns the run.
+  // A run's start: infinity, or the earlier pieces' sum where this thread owns the run (not
+  // where the chunk starts inside it; that is read again from memory below rather than kept
+  // in a register through the loop).
   const auto start = [&](std::uint32_t k, bool owner) {
     return a.seeded && owner ? a.buckets[k] : Bucket::infinity();
   };
-  Bucket acc = start(key, !head);
+  Bucket acc = start(key, !(s > 0 && a.keys[s - 1] == key));
   // Writes the run [run_start, end) of `key`.
   const auto finish = [&](std::size_t end) {
-    const bool starts_before = run_start == s && head;
+    const bool starts_before = run_start == s && s > 0 && a.keys[s - 1] == key;
     const bool continues_after = end == e && e < a.entries && a.keys[e] == key;
     if (starts_before)
       a.heads[t] = acc;
