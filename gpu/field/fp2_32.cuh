@@ -34,6 +34,10 @@ struct alignas(16) Fp2_32 {
     const Fp32 t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
     return {t0 - t1, (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1};
   }
+  // a·b − c·d (the point formulas' shape, Mont32::mul_diff for Fp): two multiplications.
+  PROOFLAB_HDI static Fp2_32 mul_diff(const Fp2_32& a, const Fp2_32& b, const Fp2_32& c, const Fp2_32& d) {
+    return a * b - c * d;
+  }
   // (c0 + c1)(c0 − c1) + 2·c0·c1·u.
   PROOFLAB_HDI Fp2_32 sqr() const {
     const Fp32 t = c0 * c1;

@@ -44,6 +44,10 @@ struct alignas(16) Mont32 {
 
   std::uint32_t v[N];  // little-endian limbs of a·R mod m (the raw integer for from/to_mont)
 
+  // 3m < W^N (Fp; not Fr, 3r > 2^256): room for the dedicated squaring's and mul_diff's
+  // running values (mont_sqr, mont_mul_sum_lazy).
+  static constexpr bool kThreeModuliFit = P::modulus(N - 1) < 0x55555555u;
+
   PROOFLAB_HDI static Mont32 zero() {
     Mont32 r;
     PROOFLAB_UNROLL for (int i = 0; i < N; ++i) r.v[i] = 0;
@@ -111,6 +115,25 @@ struct alignas(16) Mont32 {
   }
 
   PROOFLAB_HDI Mont32 dbl() const { return *this + *this; }
+
+  // a·b − c·d, canonical, for canonical a, b, c, d. Where 3m < W^N (Fp) both products share
+  // one Montgomery reduction (mont_mul_sum_lazy of a·b + c·(m − d)): 3·2N² multiply-adds
+  // against two multiplications' 4·2N², and one conditional subtraction instead of two and a
+  // modular subtraction. Elsewhere (Fr) two multiplications and a subtraction.
+  PROOFLAB_HDI static Mont32 mul_diff(const Mont32& a, const Mont32& b, const Mont32& c, const Mont32& d) {
+    if constexpr (kThreeModuliFit) {
+      std::uint32_t e[N];  // m − d in (0, m]: d < m, so no borrow out
+      e[0] = cc::sub_cc(P::modulus(0), d.v[0]);
+      PROOFLAB_UNROLL for (int i = 1; i < N - 1; ++i) e[i] = cc::subc_cc(P::modulus(i), d.v[i]);
+      e[N - 1] = cc::subc(P::modulus(N - 1), d.v[N - 1]);
+      Mont32 r;
+      mont_mul_sum_lazy(r.v, a.v, b.v, c.v, e);
+      subtract_modulus_once(r.v);
+      return r;
+    } else {
+      return a * b - c * d;
+    }
+  }
 
   friend PROOFLAB_HDI Mont32 operator*(const Mont32& a, const Mont32& b) {
     Mont32 r;
@@ -273,10 +296,18 @@ struct alignas(16) Mont32 {
     y[N - 1] = cc::madc_hi(m, P::modulus(N - 1), y[N - 1]);
   }
 
-  // Rows 1..N-1. On entry (prev_x, prev_y) of the previous row, prev_x[0] == 0. Here x is the
-  // previous Y (becoming the aligned accumulator) and y the previous X (becoming Y).
+  // Rows 1..N-1: next_products, then reduce_row.
   PROOFLAB_HDI static void next_row(std::uint32_t (&x)[N], std::uint32_t (&y)[N],
                                     const std::uint32_t (&a)[N], std::uint32_t b) {
+    next_products(x, y, a, b);
+    reduce_row(x, y);
+  }
+
+  // A row's products before its reduction. On entry (prev_x, prev_y) of the previous row,
+  // prev_x[0] == 0. Here x is the previous Y (becoming the aligned accumulator) and y the
+  // previous X (becoming Y).
+  PROOFLAB_HDI static void next_products(std::uint32_t (&x)[N], std::uint32_t (&y)[N],
+                                         const std::uint32_t (&a)[N], std::uint32_t b) {
     // Divide by W: x += y[1] (weight 1), y = (y >> 2 words) + Σ_{j odd} a_j·b·W^(j-1), one chain.
     x[0] = cc::add_cc(x[0], y[1]);
     PROOFLAB_UNROLL for (int j = 0; j < N - 2; j += 2) {
@@ -293,7 +324,55 @@ struct alignas(16) Mont32 {
       x[j + 1] = cc::madc_hi_cc(a[j], b, x[j + 1]);
     }
     y[N - 1] = cc::addc(y[N - 1], 0);
-    reduce_row(x, y);
+  }
+
+  // Adds c·e to a row's accumulators before its reduction (x aligned, y's word k of weight
+  // W^(k+1)): y += Σ_{j odd} c_j·e·W^(j−1), then x += Σ_{j even} c_j·e·W^j, its carry into
+  // y[N−1]. Y cannot carry out of its top word (mont_mul_sum_lazy's bound).
+  PROOFLAB_HDI static void add_products(std::uint32_t (&x)[N], std::uint32_t (&y)[N],
+                                        const std::uint32_t (&c)[N], std::uint32_t e) {
+    y[0] = cc::mad_lo_cc(c[1], e, y[0]);
+    y[1] = cc::madc_hi_cc(c[1], e, y[1]);
+    PROOFLAB_UNROLL for (int j = 3; j < N - 1; j += 2) {
+      y[j - 1] = cc::madc_lo_cc(c[j], e, y[j - 1]);
+      y[j] = cc::madc_hi_cc(c[j], e, y[j]);
+    }
+    y[N - 2] = cc::madc_lo_cc(c[N - 1], e, y[N - 2]);
+    y[N - 1] = cc::madc_hi(c[N - 1], e, y[N - 1]);
+    x[0] = cc::mad_lo_cc(c[0], e, x[0]);
+    x[1] = cc::madc_hi_cc(c[0], e, x[1]);
+    PROOFLAB_UNROLL for (int j = 2; j < N; j += 2) {
+      x[j] = cc::madc_lo_cc(c[j], e, x[j]);
+      x[j + 1] = cc::madc_hi_cc(c[j], e, x[j + 1]);
+    }
+    y[N - 1] = cc::addc(y[N - 1], 0);
+  }
+
+  // r = (a·b + c·e)·R^-1 mod m in [0, 2m) for a, c < m and b, e ≤ m, with 3m < W^N: every
+  // row adds a·b_i and c·e_i before its one reduction. Bounds: after row i the value is
+  // (Σ_{k≤i} (a·b_k + c·e_k)·W^k + M_i·m) / W^(i+1) < a + c + m < 3m (within the row < 3m·W,
+  // so Y < 3m < W^N and X fits N words, as for mont_mul with 2m), and at the end
+  // (a·b + c·e + M·m)/R < m·(2m/R + 1) < 2m because 2m < R (Fp: < 1.25m).
+  PROOFLAB_HDI static void mont_mul_sum_lazy(std::uint32_t (&r)[N], const std::uint32_t (&a)[N],
+                                             const std::uint32_t (&b)[N], const std::uint32_t (&c)[N],
+                                             const std::uint32_t (&e)[N]) {
+    std::uint32_t acc0[N], acc1[N];
+    first_row(acc0, acc1, a, b[0]);
+    add_products(acc0, acc1, c, e[0]);
+    reduce_row(acc0, acc1);
+    PROOFLAB_UNROLL for (int i = 1; i < N; i += 2) {  // the accumulators swap roles every row
+      next_products(acc1, acc0, a, b[i]);
+      add_products(acc1, acc0, c, e[i]);
+      reduce_row(acc1, acc0);
+      if (i + 1 < N) {
+        next_products(acc0, acc1, a, b[i + 1]);
+        add_products(acc0, acc1, c, e[i + 1]);
+        reduce_row(acc0, acc1);
+      }
+    }
+    r[0] = cc::add_cc(acc0[0], acc1[1]);
+    PROOFLAB_UNROLL for (int j = 1; j < N - 1; ++j) r[j] = cc::addc_cc(acc0[j], acc1[j + 1]);
+    r[N - 1] = cc::addc(acc0[N - 1], 0);
   }
 
   // r = a·b·R^-1 mod m in [0, 2m) (r may alias a or b).
@@ -338,7 +417,7 @@ struct alignas(16) Mont32 {
   // Bounds: the rows so far have added a² − A_{i+1}² ≤ W^{i+1}·2a, so the running value stays
   // below 2a + m < 3m < W^N (the accumulators fit, as mont_mul's argument needs with 2m there),
   // and the result is (a² + M·m)/R < m·(m/R) + m < 2m: one conditional subtraction.
-  static constexpr bool kDedicatedSquaring = P::modulus(N - 1) < 0x55555555u;  // 3m < W^N
+  static constexpr bool kDedicatedSquaring = kThreeModuliFit;
 
   // Word j of V_i, from a and d = 2a (as words).
   PROOFLAB_HDI static constexpr std::uint32_t sqr_multiplicand(int i, int j, const std::uint32_t (&a)[N],

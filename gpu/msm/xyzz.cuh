@@ -6,7 +6,8 @@
 // and mdbl-2008-s-1 — the same ones core/curve/xyzz.hpp uses, so a device result can be
 // compared with the CPU's after conversion to affine. None depends on the curve's b, so one
 // template serves both groups. PROOFLAB_HDI: the same code runs on the host through the
-// emulated carry chain (tests). F needs zero, one, is_zero, +, −, unary −, *, dbl, sqr.
+// emulated carry chain (tests). F needs zero, one, is_zero, +, −, unary −, *, dbl, sqr and
+// mul_diff (a·b − c·d: the Y coordinates' shape; for Fp both products in one reduction).
 #pragma once
 
 #include "gpu/field/fields.cuh"
@@ -70,7 +71,7 @@ struct alignas(16) XyzzPoint {
     const F x2 = p.x.sqr(), m = x2.dbl() + x2;
     XyzzPoint r;
     r.x = m.sqr() - s.dbl();
-    r.y = m * (s - r.x) - w * p.y;
+    r.y = F::mul_diff(m, s - r.x, w, p.y);
     r.zz = v;
     r.zzz = w;
     return r;
@@ -86,7 +87,7 @@ struct alignas(16) XyzzPoint {
     const F x2 = x.sqr(), m = x2.dbl() + x2;
     XyzzPoint r;
     r.x = m.sqr() - s.dbl();
-    r.y = m * (s - r.x) - w * y;
+    r.y = F::mul_diff(m, s - r.x, w, y);
     r.zz = v * zz;
     r.zzz = w * zzz;
     return r;
@@ -146,7 +147,7 @@ struct alignas(16) XyzzPoint {
     ppp = p * pp;
     const F qq = u1 * pp;
     const F x3 = r.sqr() - ppp - qq.dbl();
-    y = r * (qq - x3) - s1 * ppp;
+    y = F::mul_diff(r, qq - x3, s1, ppp);
     x = x3;
   }
 

@@ -204,6 +204,30 @@ TYPED_TEST(GpuFieldHostEmulation, EveryOpMatchesCpu) {
   }
 }
 
+// mul_diff (a·b − c·d; for Fp both products in one Montgomery reduction, mont32.cuh
+// mont_mul_sum_lazy): every quadruple of edge values (d = 0 makes m − d = m, the operand's
+// largest value; a = c = −1 the largest products), then random quadruples and ones whose d
+// has zero 32-bit words.
+TYPED_TEST(GpuFieldHostEmulation, MulDiffMatchesCpu) {
+  using C = typename TypeParam::C;
+  using D = typename TypeParam::D;
+  const auto e = edge_values<C>();
+  std::vector<C> a, b;
+  make_inputs<C>(3000, 51, a, b);
+  int mismatches = 0;
+  const auto check = [&](const C& w, const C& x, const C& y, const C& z) {
+    const C got = to_cpu<C>(D::mul_diff(to_dev<D>(w), to_dev<D>(x), to_dev<D>(y), to_dev<D>(z)));
+    if (got != w * x - y * z && ++mismatches <= 3) ADD_FAILURE() << "mul_diff mismatch";
+  };
+  for (const auto& w : e)
+    for (const auto& x : e)
+      for (const auto& y : e)
+        for (const auto& z : e) check(w, x, y, z);
+  for (std::size_t i = 0; i < a.size(); ++i) check(a[i], b[i], b[(i * 7 + 3) % a.size()], a[(i * 13 + 1) % a.size()]);
+  for (std::size_t i = 0; i < a.size(); ++i) check(a[i], a[(i + 5) % a.size()], b[(i * 3) % a.size()], b[i]);
+  EXPECT_EQ(mismatches, 0);
+}
+
 // The lazy domain of the NTT ([0, 2m) representatives): each op, on both representatives of
 // every input, reduces to the CPU's result and stays below 2m.
 template <class D>
