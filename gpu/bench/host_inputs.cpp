@@ -53,6 +53,10 @@ bool equals_cpu_msm(const std::vector<msm::G1AffineRaw>& bases, const std::uint3
   return cpu.to_affine() == msm::to_jacobian(device_result).to_affine();
 }
 
+bool same_point(const msm::G1XyzzRaw& a, const msm::G1XyzzRaw& b) {
+  return msm::to_jacobian(a).to_affine() == msm::to_jacobian(b).to_affine();
+}
+
 std::vector<msm::G2AffineRaw> random_g2_points(std::size_t n, std::uint64_t seed) {
   std::vector<msm::G2AffineRaw> out(n);
   static_assert(sizeof(curve::G2Affine) == sizeof(msm::G2AffineRaw));

@@ -27,6 +27,9 @@ void random_scalars(std::uint32_t* out, std::size_t n, std::uint64_t seed);
 bool equals_cpu_msm(const std::vector<msm::G1AffineRaw>& bases, const std::uint32_t* scalars,
                     std::size_t n, const msm::G1XyzzRaw& device_result, double* cpu_seconds);
 
+// Whether two device results are the same point (their XYZZ coordinates may differ).
+bool same_point(const msm::G1XyzzRaw& a, const msm::G1XyzzRaw& b);
+
 // The same for G2 (the g2_msm rows): n random points of G2's subgroup, and whether core/msm's
 // G2 MSM on all host cores equals the device's result (its time in *cpu_seconds).
 std::vector<msm::G2AffineRaw> random_g2_points(std::size_t n, std::uint64_t seed);

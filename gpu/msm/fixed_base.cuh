@@ -12,19 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gpu/msm/xyzz.cuh"
+#include "gpu/msm/affine_batch.cuh"
 
 namespace prooflab::gpu::msm {
-
-constexpr std::uint32_t kInversionBatch = 16;
-
-// Called, not inlined, as the doublings below are (outlined_dbl): with both inlined into the
-// batch's loops this one kernel took cicc ~9.5 min of CPU at -O3 (8 s outlined; at -O1 11 s,
-// but the build then ran 86 s instead of 1.9 at 2^24 on the H200).
-template <class F>
-PROOFLAB_HD_NOINLINE F outlined_inverse(const F& a) {
-  return a.inverse();
-}
 
 // Point i's windows 1 … W−1 of the table (window 0, table[i], is the base itself): writes
 // table[w·n + i] = 2^(c·w)·table[i]. On the curve 2^k·P is infinity only for P infinity (the
@@ -46,23 +36,10 @@ PROOFLAB_HDI void shifted_windows(typename Bucket::Affine* table, std::size_t n,
       e.y = q.y;
       zz[j] = q.zz;
       zzz[j] = q.zzz;
-      const F dj = q.is_infinity() ? F::one() : q.zz * q.zzz;
-      prefix[j] = j == 0 ? dj : prefix[j - 1] * dj;
+      prefix[j] = batch_prefix(prefix, j, q);
     }
-    F inv = outlined_inverse(prefix[k - 1]);  // 1 / (d_0 ⋯ d_{k−1})
-    PROOFLAB_NO_UNROLL for (std::uint32_t j = k; j-- > 0;) {
-      const bool at_infinity = zz[j].is_zero();
-      const F t = j == 0 ? inv : inv * prefix[j - 1];  // 1 / d_j
-      if (j > 0 && !at_infinity) inv = inv * (zz[j] * zzz[j]);
-      typename Bucket::Affine& e = table[(w0 + j) * n + i];
-      if (at_infinity) {
-        e.x = F::zero();
-        e.y = F::zero();
-      } else {
-        e.x = e.x * (t * zzz[j]);
-        e.y = e.y * (t * zz[j]);
-      }
-    }
+    finish_affine_batch(
+        [&](std::uint32_t j) -> typename Bucket::Affine& { return table[(w0 + j) * n + i]; }, zz, zzz, prefix, k);
   }
 }
 

@@ -53,17 +53,19 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // Three blocks per SM (168 registers), as the accumulation whose mixed addition it runs.
+// kPairs: over a pair table (pair_table.hpp).
+template <bool kPairs>
 __global__ void __launch_bounds__(kThreads, 3)
     bitmap_sum_kernel(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
                       const std::uint32_t* ends, std::uint32_t share, std::uint32_t total,
-                      std::size_t threads, Xyzz32* out) {
-  bitmap_share_thread(bases, bitmap, n, ends, share, total, threads, out);
+                      std::size_t threads, Xyzz32* out, const Affine32* pairs) {
+  bitmap_share_thread<Xyzz32, kPairs>(bases, bitmap, n, ends, share, total, threads, out, pairs);
 }
 
 __global__ void __launch_bounds__(256) bitmap_counts_kernel(const std::uint64_t* bitmap, std::size_t n,
-                                                            std::uint32_t* counts) {
+                                                            bool pairs, std::uint32_t* counts) {
   const std::size_t w = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (w < (n + 63) / 64) counts[w] = popcount64(word_below_n(bitmap, n, w));
+  if (w < (n + 63) / 64) counts[w] = popcount64(selected_units(word_below_n(bitmap, n, w), pairs));
 }
 
 }  // namespace
@@ -139,15 +141,21 @@ void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std:
 }
 
 void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
-                std::uint32_t share, std::uint32_t total, std::size_t threads, Xyzz32* out, cudaStream_t stream) {
-  bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total, threads,
-                                                               out);
+                std::uint32_t share, std::uint32_t total, std::size_t threads, Xyzz32* out, cudaStream_t stream,
+                const Affine32* pairs) {
+  if (pairs)
+    bitmap_sum_kernel<true><<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total,
+                                                                       threads, out, pairs);
+  else
+    bitmap_sum_kernel<false><<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total,
+                                                                        threads, out, nullptr);
   check_launch("msm bitmap_sum_kernel");
 }
 
-void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, std::uint32_t* counts, cudaStream_t stream) {
+void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, bool pairs, std::uint32_t* counts,
+                   cudaStream_t stream) {
   const std::size_t words = (n + 63) / 64;
-  bitmap_counts_kernel<<<static_cast<unsigned>((words + 255) / 256), 256, 0, stream>>>(bitmap, n, counts);
+  bitmap_counts_kernel<<<static_cast<unsigned>((words + 255) / 256), 256, 0, stream>>>(bitmap, n, pairs, counts);
   check_launch("msm bitmap_counts_kernel");
 }
 

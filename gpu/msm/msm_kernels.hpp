@@ -37,12 +37,15 @@ void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t st
 // out[b] = Σ in[b·per_block, min(count, (b+1)·per_block)) for b < blocks.
 void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
                 Xyzz32* out, cudaStream_t stream);
-// The batch addition in equal shares (pippenger.cuh sum_selected_share): counts[w] = the bits
-// of word w below n; ends = their inclusive prefix sums (gpu/prefix_sum.hpp); out[t] = Σ of
-// the selected bases number [t·share, min((t+1)·share, total)).
-void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, std::uint32_t* counts, cudaStream_t stream);
+// The batch addition in equal shares (pippenger.cuh sum_selected_share): counts[w] = the units
+// of word w below n (bits, or with `pairs` pairs of bits with either set: selected_units);
+// ends = their inclusive prefix sums (gpu/prefix_sum.hpp); out[t] = Σ of the selected units
+// number [t·share, min((t+1)·share, total)); pairs: the pair table (G1 only; nullptr: none).
+void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, bool pairs, std::uint32_t* counts,
+                   cudaStream_t stream);
 void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
-                std::uint32_t share, std::uint32_t total, std::size_t threads, Xyzz32* out, cudaStream_t stream);
+                std::uint32_t share, std::uint32_t total, std::size_t threads, Xyzz32* out, cudaStream_t stream,
+                const Affine32* pairs);
 
 void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned min_blocks,
                 cudaStream_t stream);
@@ -51,7 +54,9 @@ void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t str
 void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, cudaStream_t stream);
 void sum_points(const G2Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
                 G2Xyzz32* out, cudaStream_t stream);
+// pairs must be nullptr: G2 has no pair table (std::invalid_argument otherwise).
 void bitmap_sum(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
-                std::uint32_t share, std::uint32_t total, std::size_t threads, G2Xyzz32* out, cudaStream_t stream);
+                std::uint32_t share, std::uint32_t total, std::size_t threads, G2Xyzz32* out, cudaStream_t stream,
+                const G2Affine32* pairs);
 
 }  // namespace prooflab::gpu::msm::kernels

@@ -268,10 +268,19 @@ PROOFLAB_HDI int lowest_bit(std::uint64_t x) {
 #endif
 }
 
-template <class Bucket>
+// The batch addition over a pair table (kPairs, pair_table.hpp): its units are the bitmap's
+// pairs of bits (2j, 2j + 1), selected when either bit is set, and a pair with both set adds
+// pairs[j] = P_2j + P_2j+1 in one mixed addition instead of two (at a density d, 1 − (1 − d)²
+// additions per pair instead of 2d: −23 % at the porep-like 46 %).
+PROOFLAB_HDI std::uint64_t selected_units(std::uint64_t bits, bool pairs) {
+  return pairs ? (bits | bits >> 1) & 0x5555555555555555ull : bits;
+}
+
+template <class Bucket, bool kPairs = false>
 PROOFLAB_HDI Bucket sum_selected_share(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
                                        std::size_t n, const std::uint32_t* ends, std::size_t words,
-                                       std::uint32_t begin, std::uint32_t end) {
+                                       std::uint32_t begin, std::uint32_t end,
+                                       const typename Bucket::Affine* pairs = nullptr) {
   Bucket acc = Bucket::infinity();
   if (begin >= end) return acc;
   std::size_t lo = 0, hi = words - 1;  // the first word w with ends[w] > begin (begin < total)
@@ -281,16 +290,24 @@ PROOFLAB_HDI Bucket sum_selected_share(const typename Bucket::Affine* bases, con
     else lo = mid + 1;
   }
   std::size_t w = lo;
-  std::uint64_t bits = word_below_n(bitmap, n, w);
+  std::uint64_t raw = word_below_n(bitmap, n, w);
+  std::uint64_t bits = selected_units(raw, kPairs);
   for (std::uint32_t skip = begin - (ends[w] - popcount64(bits)); skip > 0; --skip) bits &= bits - 1;
   for (std::uint32_t left = end - begin; left > 0;) {
     if (bits == 0) {
-      bits = word_below_n(bitmap, n, ++w);
+      raw = word_below_n(bitmap, n, ++w);
+      bits = selected_units(raw, kPairs);
       continue;
     }
     const int b = lowest_bit(bits);
     bits &= bits - 1;
-    acc.add_mixed(bases[w * 64 + static_cast<std::size_t>(b)]);
+    const std::size_t i = w * 64 + static_cast<std::size_t>(b);
+    if constexpr (kPairs) {
+      const std::uint64_t two = (raw >> b) & 3;  // b even: bits 2j and 2j + 1 of the pair
+      acc.add_mixed(two == 3 ? pairs[i / 2] : bases[two == 1 ? i : i + 1]);
+    } else {
+      acc.add_mixed(bases[i]);
+    }
     --left;
   }
   return acc;

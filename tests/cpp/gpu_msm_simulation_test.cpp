@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -308,6 +309,59 @@ TEST(GpuMsmSimulation, SumSelected) {
         << "share " << share;
   const std::vector<std::uint64_t> none(bitmap.size(), 0);
   EXPECT_TRUE(gpu::msm::simulate_sum_selected(bases, none).to_affine().is_infinity());
+}
+
+// Bases whose pairs are the special cases of the pair table: a point twice (doubling), a point
+// and its opposite (infinity), infinity beside a point and twice; the rest random; n odd.
+std::vector<G1Affine> pair_test_bases(std::size_t n, std::mt19937_64& rng) {
+  auto bases = random_bases(n, rng);
+  bases[1] = bases[0];
+  bases[3] = -bases[2];
+  bases[4] = G1Affine::infinity();
+  bases[7] = G1Affine::infinity();
+  bases[8] = G1Affine::infinity();
+  bases[9] = G1Affine::infinity();
+  return bases;
+}
+
+// The pair table: entry j = P_2j + P_2j+1 (core's addition), over more than one inversion batch
+// per thread and a last, short batch; the special pairs among them; the odd point has no entry.
+TEST(GpuMsmSimulation, PairTableHoldsPairSums) {
+  auto rng = test::test_rng();
+  const std::size_t n = 2 * (3 * gpu::msm::kInversionBatch + 5) + 1;
+  const auto bases = pair_test_bases(n, rng);
+  const auto table = gpu::msm::simulate_pair_table(bases);
+  ASSERT_EQ(table.size(), n / 2);
+  for (std::size_t j = 0; j < table.size(); ++j)
+    EXPECT_EQ(table[j], G1Jacobian::from_affine(bases[2 * j]).add_mixed(bases[2 * j + 1]).to_affine())
+        << "pair " << j << "; " << test::seed_note();
+  EXPECT_TRUE(table[1].is_infinity()) << "P + (−P)";
+  EXPECT_TRUE(table[4].is_infinity()) << "infinity twice";
+}
+
+// The batch addition over the pair table equals the bit-by-bit sum: random words and the
+// special ones of SumSelected (empty, full, one top bit, bits past n), pairs with one, the
+// other or both bits over the special pairs, every share size; nothing selected is infinity.
+TEST(GpuMsmSimulation, SumSelectedPairs) {
+  auto rng = test::test_rng();
+  const std::size_t n = 401;
+  const auto bases = pair_test_bases(n, rng);
+  const auto table = gpu::msm::simulate_pair_table(bases);
+  std::vector<std::uint64_t> bitmap((n + 63) / 64);
+  for (auto& w : bitmap) w = rng();
+  bitmap[0] = (bitmap[0] & ~std::uint64_t{0x3ff}) | 0x1e7;  // pairs 0–4: both, one, both, none, both
+  bitmap[1] = 0;
+  bitmap[2] = ~std::uint64_t{0};
+  bitmap[3] = std::uint64_t{1} << 63;
+  bitmap.back() |= ~std::uint64_t{0} << (n % 64);
+  auto expected = G1Jacobian::infinity();
+  for (std::size_t i = 0; i < n; ++i)
+    if ((bitmap[i / 64] >> (i % 64)) & 1) expected = expected.add_mixed(bases[i]);
+  for (std::uint32_t share : {0u, 1u, 5u, 31u, 32u, 33u, 1000u})
+    EXPECT_EQ(gpu::msm::simulate_sum_selected_pairs(bases, table, bitmap, share).to_affine(), expected.to_affine())
+        << "share " << share << "; " << test::seed_note();
+  const std::vector<std::uint64_t> none(bitmap.size(), 0);
+  EXPECT_TRUE(gpu::msm::simulate_sum_selected_pairs(bases, table, none).to_affine().is_infinity());
 }
 
 TEST(GpuMsmSimulation, BatchAddSharesCoverTheTotalInAtMost2To18Threads) {
