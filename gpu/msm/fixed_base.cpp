@@ -10,6 +10,7 @@
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm/pippenger_run.hpp"
 #include "gpu/msm/plan.hpp"
+#include "gpu/stream_timing.hpp"
 
 namespace prooflab::gpu::msm {
 namespace {
@@ -42,24 +43,11 @@ FixedBaseTable::FixedBaseTable(memory::DeviceAllocator& alloc, const G1AffineRaw
     : c_(checked_window_bits(n, window_bits)), windows_(make_digit_plan(c_, true).windows), n_(n) {
   if (n == 0) return;
   table_ = memory::DeviceBuffer<G1AffineRaw>(alloc, n * windows_, stream, stage);
-  cudaEvent_t ev[2] = {};
-  for (auto& e : ev) check_cuda(cudaEventCreate(&e), "cudaEventCreate(fixed-base table)");
-  try {
-    check_cuda(cudaEventRecord(ev[0], stream), "cudaEventRecord");
+  build_ms_ = timed_on_stream(stream, "fixed-base table", [&] {
     check_cuda(cudaMemcpyAsync(table_.get(), d_bases, n * sizeof(G1AffineRaw), cudaMemcpyDeviceToDevice, stream),
                "cudaMemcpyAsync(fixed-base window 0)");
-    auto* t = reinterpret_cast<Affine32*>(table_.get());
-    kernels::fixed_base_table(t, n, c_, windows_, stream);
-    check_cuda(cudaEventRecord(ev[1], stream), "cudaEventRecord");
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(fixed-base table)");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, ev[0], ev[1]), "cudaEventElapsedTime");
-    build_ms_ = ms;
-  } catch (...) {
-    for (auto& e : ev) cudaEventDestroy(e);
-    throw;
-  }
-  for (auto& e : ev) cudaEventDestroy(e);
+    kernels::fixed_base_table(reinterpret_cast<Affine32*>(table_.get()), n, c_, windows_, stream);
+  });
 }
 
 namespace {

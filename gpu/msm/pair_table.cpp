@@ -8,6 +8,7 @@
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm/pair_table_kernels.hpp"
 #include "gpu/msm/pippenger_run.hpp"
+#include "gpu/stream_timing.hpp"
 
 namespace prooflab::gpu::msm {
 
@@ -16,22 +17,10 @@ PairTable::PairTable(memory::DeviceAllocator& alloc, const G1AffineRaw* d_bases,
     : n_(n) {
   if (n / 2 == 0) return;
   table_ = memory::DeviceBuffer<G1AffineRaw>(alloc, n / 2, stream, stage);
-  cudaEvent_t ev[2] = {};
-  for (auto& e : ev) check_cuda(cudaEventCreate(&e), "cudaEventCreate(pair table)");
-  try {
-    check_cuda(cudaEventRecord(ev[0], stream), "cudaEventRecord");
+  build_ms_ = timed_on_stream(stream, "pair table", [&] {
     kernels::pair_table(reinterpret_cast<const Affine32*>(d_bases), n / 2, reinterpret_cast<Affine32*>(table_.get()),
                         stream);
-    check_cuda(cudaEventRecord(ev[1], stream), "cudaEventRecord");
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(pair table)");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, ev[0], ev[1]), "cudaEventElapsedTime");
-    build_ms_ = ms;
-  } catch (...) {
-    for (auto& e : ev) cudaEventDestroy(e);
-    throw;
-  }
-  for (auto& e : ev) cudaEventDestroy(e);
+  });
 }
 
 G1XyzzRaw Msm::sum_selected_pairs(const G1AffineRaw* d_bases, const PairTable& pairs, const std::uint64_t* d_bitmap,
