@@ -37,7 +37,8 @@ std::unique_ptr<engine::Backend> make_backend(const engine::EngineConfig& cfg) {
         gpu::engine::CudaBackend::Options{.fixed_base_h = cfg.fixed_base_h,
                                           .overlap_batch_add = cfg.overlap_batch_add,
                                           .b_g2_on_device = cfg.b_g2_msm == engine::Placement::kGpu,
-                                          .tails_beside_h = cfg.tails_beside_h});
+                                          .tails_beside_h = cfg.tails_beside_h,
+                                          .pair_tables = cfg.pair_tables});
 #else
     throw engine::ConfigError(
         "config key 'backend': 'cuda' needs a build with CUDA (nvcc was not found or "

@@ -45,6 +45,8 @@ void EngineConfig::validate() const {
     throw ConfigError("config: overlap_batch_add = on needs backend = cuda (got backend = " + backend + ")");
   if (tails_beside_h && backend != "cuda")
     throw ConfigError("config: tails_beside_h = on needs backend = cuda (got backend = " + backend + ")");
+  if (pair_tables && backend != "cuda")
+    throw ConfigError("config: pair_tables = on needs backend = cuda (got backend = " + backend + ")");
   // The device classifies the witness that sparse_products = gpu uploads (docs/engine.md,
   // "prep_msm on the device").
   if (prep_msm == Placement::kGpu && sparse_products != Placement::kGpu)

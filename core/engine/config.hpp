@@ -95,6 +95,7 @@ struct EngineConfig {
   bool fixed_base_h = false;  // the MSM of H over a fixed-base table of the H query (CUDA)
   bool overlap_batch_add = false;  // the batch additions beside the tail MSMs (CUDA)
   bool tails_beside_h = false;     // the batch additions and tail MSMs beside H (CUDA)
+  bool pair_tables = false;        // the batch additions over pair tables of the queries (CUDA)
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 

@@ -21,6 +21,7 @@
 #include "gpu/memory/device_allocator.hpp"
 #include "gpu/memory/host_registration.hpp"
 #include "gpu/msm/fixed_base.hpp"
+#include "gpu/msm/pair_table.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm_plan/device_plan.hpp"
@@ -138,6 +139,8 @@ struct ResidentKey {
   // fixed_base_h = on: the H query's fixed-base table, made from h (then dropped: the table's
   // first window is the query).
   std::unique_ptr<msm::FixedBaseTable> h_table;
+  // pair_tables = on: the pair tables of L, A and B_G1 (P_2j + P_2j+1) for their batch additions.
+  std::unique_ptr<msm::PairTable> l_pairs, a_pairs, b_g1_pairs;
   // The G2 query, uploaded by the first run_b_g2_msm (b_g2_msm = gpu) and kept.
   std::unique_ptr<msm::G2DeviceBases> b_g2;
   // A streamed key's host vectors, page-locked (cudaHostRegister) so their uploads run at
@@ -310,7 +313,7 @@ class CudaDeviceBuffers final : public prooflab::engine::DeviceBuffers {
 };
 
 std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16::ProvingKey& pk,
-                                          bool streamed, bool fixed_base_h) {
+                                          bool streamed, const CudaBackend::Options& options) {
   const KeyId id = KeyId::of(pk);
   std::lock_guard lock(d.key_mu);
   if (d.key && d.key->id == id) return d.key;
@@ -339,10 +342,18 @@ std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16:
   k->a = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.a), d.service, stage);
   k->b_g1 = std::make_unique<msm::DeviceBases>(*d.alloc, std::span(pk.b_g1), d.service, stage);
   check_cuda(cudaStreamSynchronize(d.service), "cudaStreamSynchronize(pk bases upload)");
-  if (fixed_base_h && !pk.h.empty()) {
+  if (options.fixed_base_h && !pk.h.empty()) {
     k->h_table = std::make_unique<msm::FixedBaseTable>(*d.alloc, k->h->data(), pk.h.size(), 0, d.service,
                                                        "pk_h_fixed_base");
     k->h.reset();
+  }
+  if (options.pair_tables) {
+    const auto pairs = [&](const msm::DeviceBases& q) {
+      return std::make_unique<msm::PairTable>(*d.alloc, q.data(), q.size(), d.service, "pk_pair_tables");
+    };
+    k->l_pairs = pairs(*k->l);
+    k->a_pairs = pairs(*k->a);
+    k->b_g1_pairs = pairs(*k->b_g1);
   }
   d.key = k;
   return k;
@@ -376,11 +387,19 @@ const ntt::Domain& domain_of(CudaBackend::Device& d, unsigned log_n) {
   return *slot;
 }
 
-// Σ bases[i] over the set bits (the scalars equal to one), on `stream`.
+// Σ bases[i] over the set bits (the scalars equal to one), on `stream`; over the bases' pair
+// table where there is one (pair_tables = on).
 curve::G1Jacobian ones_sum(msm::Msm& engine, cudaStream_t stream, const msm::DeviceBases& bases,
-                           const std::vector<std::uint64_t>& ones) {
+                           const msm::PairTable* pairs, const std::vector<std::uint64_t>& ones) {
   if (bases.size() == 0) return curve::G1Jacobian::infinity();
-  return msm::sum_selected(engine, bases.data(), bases.size(), std::span(ones), stream, "batch_add");
+  if (!pairs) return msm::sum_selected(engine, bases.data(), bases.size(), std::span(ones), stream, "batch_add");
+  if (ones.size() * 64 < bases.size())
+    throw std::invalid_argument("gpu batch_add: bitmap of " + std::to_string(ones.size()) + " words for " +
+                                std::to_string(bases.size()) + " bases");
+  memory::DeviceBuffer<std::uint64_t> d_ones(engine.allocator(), ones.size(), stream, "batch_add");
+  check_cuda(cudaMemcpyAsync(d_ones.get(), ones.data(), ones.size() * 8, cudaMemcpyHostToDevice, stream),
+             "cudaMemcpyAsync(batch_add bitmap)");
+  return msm::to_jacobian(engine.sum_selected_pairs(bases.data(), *pairs, d_ones.get(), stream, "batch_add"));
 }
 
 // Σ tail_scalars[i]·query[tail_index[i]]: the tail's positions and scalars are uploaded
@@ -447,9 +466,10 @@ std::uint64_t query_variables_bytes(CudaBackend::Device& d) {
 // The device plan's counterparts of ones_sum and tail_sum: the bitmap and the tail already on
 // the device (prep_msm = gpu), nothing uploaded; tails in chunks of at most `chunk` points.
 curve::G1Jacobian ones_sum(msm::Msm& engine, cudaStream_t stream, const msm::DeviceBases& bases,
-                           const DeviceQueryPlan& q) {
+                           const msm::PairTable* pairs, const DeviceQueryPlan& q) {
   if (bases.size() == 0) return curve::G1Jacobian::infinity();
-  return msm::to_jacobian(engine.sum_selected(bases.data(), q.ones.get(), bases.size(), stream, "batch_add"));
+  return msm::to_jacobian(pairs ? engine.sum_selected_pairs(bases.data(), *pairs, q.ones.get(), stream, "batch_add")
+                                : engine.sum_selected(bases.data(), q.ones.get(), bases.size(), stream, "batch_add"));
 }
 
 template <class Curve, class RunChunk>
@@ -622,15 +642,18 @@ bool CudaBackend::tails_together(std::size_t domain_size, std::size_t l, std::si
   return bytes(l) + bytes(a) + bytes(b_g1) <= tail_chunk_bytes(chunk);
 }
 
-std::uint64_t CudaBackend::resident_key_bytes(const groth16::ProvingKey& pk, bool fixed_base_h) {
+std::uint64_t CudaBackend::resident_key_bytes(const groth16::ProvingKey& pk, bool fixed_base_h, bool pair_tables) {
   const std::uint64_t h = fixed_base_h && !pk.h.empty() ? msm::FixedBaseTable::bytes(pk.h.size())
                                                         : kAffineBytes * pk.h.size();
-  return h + kAffineBytes * (pk.l.size() + pk.a.size() + pk.b_g1.size());
+  const std::uint64_t pairs = pair_tables ? msm::PairTable::bytes(pk.l.size()) + msm::PairTable::bytes(pk.a.size()) +
+                                                msm::PairTable::bytes(pk.b_g1.size())
+                                          : 0;
+  return h + kAffineBytes * (pk.l.size() + pk.a.size() + pk.b_g1.size()) + pairs;
 }
 
 std::uint64_t CudaBackend::resident_bytes(const groth16::ProvingKey& pk, const Options& options) {
   const std::uint64_t g2 = options.b_g2_on_device ? sizeof(msm::G2AffineRaw) * pk.b_g2.size() : 0;
-  return resident_key_bytes(pk, options.fixed_base_h) + g2;
+  return resident_key_bytes(pk, options.fixed_base_h, options.pair_tables) + g2;
 }
 
 std::uint64_t CudaBackend::batch_add_bytes(std::size_t n) {
@@ -803,23 +826,33 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     // Per device, once: the key's queries and the NTT tables of this size (the first phase
     // on a device pays their upload before its sub-stages start).
     const bool streamed = streams_key(device, pk, n);
-    if (streamed && (options_.fixed_base_h || options_.b_g2_on_device)) {
-      // Both need the key resident (a streamed key has no table, and its G2 query could not
-      // stay): refused before any of the phase's work.
-      const std::string key = options_.fixed_base_h ? "fixed_base_h" : "b_g2_msm";
-      const std::string what = options_.fixed_base_h && options_.b_g2_on_device
-                                   ? "with H's fixed-base table and its G2 query"
-                                   : options_.fixed_base_h ? "with H's fixed-base table" : "with its G2 query";
-      const std::string instead = options_.fixed_base_h ? "fixed_base_h = off, which streams the key"
-                                                        : "b_g2_msm = cpu, which keeps the G2 query in host memory";
+    // What needs the key resident (a streamed key has no tables, and its G2 query could not
+    // stay): refused before any of the phase's work, naming the first such knob.
+    struct Needs {
+      bool on;
+      const char *key, *what, *instead;
+    };
+    const Needs needs[] = {
+        {options_.fixed_base_h, "fixed_base_h", "H's fixed-base table", "fixed_base_h = off, which streams the key"},
+        {options_.pair_tables, "pair_tables", "its pair tables", "pair_tables = off, which streams the key"},
+        {options_.b_g2_on_device, "b_g2_msm", "its G2 query",
+         "b_g2_msm = cpu, which keeps the G2 query in host memory"},
+    };
+    std::string what;
+    const Needs* first = nullptr;
+    for (const Needs& need : needs)
+      if (need.on) {
+        what += (what.empty() ? "with " : " and ") + std::string(need.what);
+        if (!first) first = &need;
+      }
+    if (streamed && first)
       throw prooflab::engine::ConfigError(
-          "config key '" + key + "': the key " + what + " (" + std::to_string(resident_bytes(pk, options_)) +
-          " bytes) and a partition of 2^" + std::to_string(log2_exact(n)) + " (" +
-          std::to_string(partition_bytes(n, options_)) + " bytes) do not fit device " + std::to_string(device) +
-          "'s budget of " + std::to_string(vram_budget(device)) + " bytes (use " + instead +
-          ", or a larger vram_limit)");
-    }
-    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streamed, options_.fixed_base_h);
+          "config key '" + std::string(first->key) + "': the key " + what + " (" +
+          std::to_string(resident_bytes(pk, options_)) + " bytes) and a partition of 2^" +
+          std::to_string(log2_exact(n)) + " (" + std::to_string(partition_bytes(n, options_)) +
+          " bytes) do not fit device " + std::to_string(device) + "'s budget of " +
+          std::to_string(vram_budget(device)) + " bytes (use " + first->instead + ", or a larger vram_limit)");
+    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streamed, options_);
     const ntt::Domain& dom = domain_of(d, log2_exact(n));
     LaneLease lane(d);
 
@@ -831,13 +864,14 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     // The three batch additions, one after the other on `stream`.
     const auto batch_adds = [&](cudaStream_t stream) {
       const auto ones = [&](const std::unique_ptr<msm::DeviceBases>& resident,
-                            const std::vector<curve::G1Affine>& host, const auto& q, int i) {
-        if (device_plans) return ones_sum(engine, stream, *resident, buf.plans[i]);
+                            const std::unique_ptr<msm::PairTable>& pairs, const std::vector<curve::G1Affine>& host,
+                            const auto& q, int i) {
+        if (device_plans) return ones_sum(engine, stream, *resident, pairs.get(), buf.plans[i]);
         return key->streamed ? msm::sum_selected_streamed(engine, std::span(host), q.ones, batch, stream, "batch_add")
-                             : ones_sum(engine, stream, *resident, q.ones);
+                             : ones_sum(engine, stream, *resident, pairs.get(), q.ones);
       };
-      return std::array{ones(key->l, pk.l, plan.l, 0), ones(key->a, pk.a, plan.a, 1),
-                        ones(key->b_g1, pk.b_g1, plan.b_g1, 2)};
+      return std::array{ones(key->l, key->l_pairs, pk.l, plan.l, 0), ones(key->a, key->a_pairs, pk.a, plan.a, 1),
+                        ones(key->b_g1, key->b_g1_pairs, pk.b_g1, plan.b_g1, 2)};
     };
     const std::size_t chunk = tail_chunk(n);
     const auto tail = [&](const std::unique_ptr<msm::DeviceBases>& resident, const auto& q, int i) {
@@ -979,7 +1013,7 @@ curve::G2Jacobian CudaBackend::run_b_g2_msm(int device, const groth16::ProvingKe
   const std::size_t n = pk.h.size() + 1;  // the domain: H has n - 1 bases
   DeviceScope scope(device);
   try {
-    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n), options_.fixed_base_h);
+    const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n), options_);
     if (key->streamed)
       throw std::runtime_error(
           "b_g2_msm on device " + std::to_string(device) +

@@ -101,7 +101,7 @@ void add_gpu_phase_command(CLI::App& app) {
     unsigned reps = 3;
     std::string out = "gpu-phase";
     bool check = false, cupti = true, pin_uploads = false, fixed_base_h = false, overlap_batch_add = false,
-         tails_beside_h = false;
+         tails_beside_h = false, pair_tables = false;
     std::uint64_t seed = 1;
     std::string vram_limit = "0";
   };
@@ -127,6 +127,9 @@ void add_gpu_phase_command(CLI::App& app) {
                 "the batch additions beside the tail MSMs (the engine's overlap_batch_add = on)");
   cmd->add_flag("--tails-beside-h", o->tails_beside_h,
                 "the batch additions and tail MSMs beside H (the engine's tails_beside_h = on)");
+  cmd->add_flag("--pair-tables", o->pair_tables,
+                "the batch additions over pair tables of the queries built in the warm-up (the engine's "
+                "pair_tables = on)");
   cmd->add_option("--seed", o->seed, "seed of the witness and the synthetic key")->capture_default_str();
   cmd->add_option("--vram-limit", o->vram_limit,
                   "device memory budget (e.g. 8GiB; 0 = the device's); a key that does not fit "
@@ -177,12 +180,14 @@ void add_gpu_phase_command(CLI::App& app) {
 
     const gpu::engine::CudaBackend::Options options{.fixed_base_h = o->fixed_base_h,
                                                     .overlap_batch_add = o->overlap_batch_add,
-                                                    .tails_beside_h = o->tails_beside_h};
+                                                    .tails_beside_h = o->tails_beside_h,
+                                                    .pair_tables = o->pair_tables};
     gpu::engine::CudaBackend backend(1, text::parse_bytes(o->vram_limit), options);
     const bool streamed = backend.streams_key(0, pk, domain);
-    std::printf("key: %.2f GiB of G1 queries%s, %s (budget %.2f GiB, partition estimate %.2f GiB)\n",
-                gpu::engine::CudaBackend::resident_key_bytes(pk, o->fixed_base_h) / double(1ull << 30),
-                o->fixed_base_h ? " with H's fixed-base table" : "",
+    std::printf("key: %.2f GiB of G1 queries%s%s, %s (budget %.2f GiB, partition estimate %.2f GiB)\n",
+                gpu::engine::CudaBackend::resident_key_bytes(pk, o->fixed_base_h, o->pair_tables) /
+                    double(1ull << 30),
+                o->fixed_base_h ? " with H's fixed-base table" : "", o->pair_tables ? " with pair tables" : "",
                 streamed ? "streamed from host memory in batches" : "resident on the device",
                 backend.vram_budget(0) / double(1ull << 30),
                 gpu::engine::CudaBackend::partition_bytes(domain, options) / double(1ull << 30));
@@ -235,6 +240,7 @@ void add_gpu_phase_command(CLI::App& app) {
     out["fixed_base_h"] = o->fixed_base_h;
     out["overlap_batch_add"] = o->overlap_batch_add;
     out["tails_beside_h"] = o->tails_beside_h;
+    out["pair_tables"] = o->pair_tables;
     out["pinned_bytes"] = pinned ? pinned->bytes() : 0;
     out["vram_budget"] = backend.vram_budget(0);
     out["stage_ms_median"] = median(stage_ms);

@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
   // with the new knobs b_g2_msm, sparse_products, prep_msm, pin_uploads, fixed_base_h and
-  // overlap_batch_add, tails_beside_h.
+  // overlap_batch_add, tails_beside_h, pair_tables.
   const nlohmann::json expected = {{"circuit", "porep-like"},
                                    {"constraints", 4096},
                                    {"partitions", 10},
@@ -70,6 +70,7 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
                                    {"fixed_base_h", false},
                                    {"overlap_batch_add", false},
                                    {"tails_beside_h", false},
+                                   {"pair_tables", false},
                                    {"record", true},
                                    {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);
@@ -78,13 +79,16 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   EXPECT_EQ(c.to_json()["vram_limit"], 16ull << 30);
 }
 
-// fixed_base_h, overlap_batch_add and tails_beside_h = on need the CUDA backend: validate() refuses them
-// elsewhere, naming the key.
-TEST(EngineKnobs, FixedBaseHOverlapBatchAddAndTailsBesideHNeedTheCudaBackend) {
-  for (const std::string key : {"fixed_base_h", "overlap_batch_add", "tails_beside_h"}) {
+// fixed_base_h, overlap_batch_add, tails_beside_h and pair_tables = on need the CUDA backend:
+// validate() refuses them elsewhere, naming the key.
+TEST(EngineKnobs, FixedBaseHOverlapBatchAddTailsBesideHAndPairTablesNeedTheCudaBackend) {
+  for (const std::string key : {"fixed_base_h", "overlap_batch_add", "tails_beside_h", "pair_tables"}) {
     EngineConfig c;
     c.set(key, "on");
-    EXPECT_TRUE(key == "fixed_base_h" ? c.fixed_base_h : key == "overlap_batch_add" ? c.overlap_batch_add : c.tails_beside_h);
+    EXPECT_TRUE(key == "fixed_base_h"        ? c.fixed_base_h
+                : key == "overlap_batch_add" ? c.overlap_batch_add
+                : key == "tails_beside_h"    ? c.tails_beside_h
+                                             : c.pair_tables);
     try {
       c.validate();
       FAIL() << key << " = on with backend = cpu was accepted";

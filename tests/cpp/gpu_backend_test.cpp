@@ -120,6 +120,10 @@ TEST(CudaBackendNoGpu, ResidentBytesCountTheG2QueryWhenItGoesOnTheDevice) {
   EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.b_g2_on_device = true}), g1 + 192ull * s.pk.b_g2.size());
   EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.fixed_base_h = true, .b_g2_on_device = true}),
             CudaBackend::resident_key_bytes(s.pk, true) + 192ull * s.pk.b_g2.size());
+  // pair_tables: ⌊n/2⌋ points of 96 bytes beside each of L, A and B_G1.
+  const std::uint64_t pairs = 96ull * (s.pk.l.size() / 2 + s.pk.a.size() / 2 + s.pk.b_g1.size() / 2);
+  EXPECT_EQ(CudaBackend::resident_key_bytes(s.pk, false, true), g1 + pairs);
+  EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.pair_tables = true}), g1 + pairs);
 }
 
 // ---------------------------------------------------------------- on a GPU
@@ -336,6 +340,31 @@ TEST_P(CudaBackendPhase, TailsBesideHGiveTheCpuBackendsSums) {
     EXPECT_TRUE(cuda.tails_beside_h());
     expect_phases_tile_and_equal_the_cpu(cuda, s, in, options,
                                          overlap ? "tails_beside_h, overlap_batch_add" : "tails_beside_h");
+  }
+}
+
+// pair_tables = on (issue 24 item 3): the batch additions over the queries' pair tables give
+// the CPU backend's sums exactly, from the host's plans and, with sparse_products and prep_msm
+// on the device, from the device's; the tables stay with the key (resident_key_bytes counts
+// them) and a second phase builds nothing again.
+TEST_P(CudaBackendPhase, PairTablesGiveTheCpuBackendsSums) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const Inputs in = inputs(s, 23);
+  for (bool tails_beside_h : {false, true}) {
+    SCOPED_TRACE(tails_beside_h ? "tails_beside_h" : "batch additions after H");
+    CudaBackend cuda(1, 0, {.tails_beside_h = tails_beside_h, .pair_tables = true});
+    EXPECT_TRUE(cuda.pair_tables());
+    auto buffers = cuda.stage(0, in.part, "test");
+    expect_same_sums(cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [](trace::Stage, std::int64_t) {}), in.want);
+    buffers.reset();
+    const std::uint64_t resident = cuda.vram_used(0);
+    EXPECT_GE(resident, CudaBackend::resident_key_bytes(s.pk, false, true));
+    const groth16::SynthesizedPartition part = groth16::defer_products(s.cs, in.part.witness);
+    auto again = cuda.stage(0, part, "test");
+    groth16::MsmPlan plan;
+    cuda.run_prep_msm(0, s.pk, s.cs, *again, false, plan);
+    expect_same_sums(cuda.run_gpu_phase(0, s.pk, *again, plan, [](trace::Stage, std::int64_t) {}), in.want);
   }
 }
 
