@@ -39,7 +39,7 @@ for round in 1 2; do
 done
 log check
 timeout 60 $F/prooflab $OPTS --pair-tables --reps 1 --constraints 4194304 --check --out $OUT/c22 > $OUT/c22.log 2>&1
-timeout 90 $F/prooflab $OPTS --pair-tables --reps 1 --constraints 16777216 --check --out $OUT/c24 > $OUT/c24.log 2>&1
+timeout 120 $F/prooflab $OPTS --pair-tables --reps 1 --constraints 16777216 --check --out $OUT/c24 > $OUT/c24.log 2>&1
 grep -hE "check vs|median of" $OUT/c22.log $OUT/c24.log
 log done
 cd $OUT && tar -cf all.tar --exclude=all.tar . && find . -mindepth 1 ! -name all.tar -delete
