@@ -392,14 +392,7 @@ const ntt::Domain& domain_of(CudaBackend::Device& d, unsigned log_n) {
 curve::G1Jacobian ones_sum(msm::Msm& engine, cudaStream_t stream, const msm::DeviceBases& bases,
                            const msm::PairTable* pairs, const std::vector<std::uint64_t>& ones) {
   if (bases.size() == 0) return curve::G1Jacobian::infinity();
-  if (!pairs) return msm::sum_selected(engine, bases.data(), bases.size(), std::span(ones), stream, "batch_add");
-  if (ones.size() * 64 < bases.size())
-    throw std::invalid_argument("gpu batch_add: bitmap of " + std::to_string(ones.size()) + " words for " +
-                                std::to_string(bases.size()) + " bases");
-  memory::DeviceBuffer<std::uint64_t> d_ones(engine.allocator(), ones.size(), stream, "batch_add");
-  check_cuda(cudaMemcpyAsync(d_ones.get(), ones.data(), ones.size() * 8, cudaMemcpyHostToDevice, stream),
-             "cudaMemcpyAsync(batch_add bitmap)");
-  return msm::to_jacobian(engine.sum_selected_pairs(bases.data(), *pairs, d_ones.get(), stream, "batch_add"));
+  return msm::sum_selected(engine, bases.data(), bases.size(), std::span(ones), stream, "batch_add", pairs);
 }
 
 // Σ tail_scalars[i]·query[tail_index[i]]: the tail's positions and scalars are uploaded

@@ -345,8 +345,8 @@ TEST_P(CudaBackendPhase, TailsBesideHGiveTheCpuBackendsSums) {
 
 // pair_tables = on (issue 24 item 3): the batch additions over the queries' pair tables give
 // the CPU backend's sums exactly, from the host's plans and, with sparse_products and prep_msm
-// on the device, from the device's; the tables stay with the key (resident_key_bytes counts
-// them) and a second phase builds nothing again.
+// on the device, from the device's (the second phase, which finds the tables made); after the
+// first phase the device holds at least the key with its tables (resident_key_bytes).
 TEST_P(CudaBackendPhase, PairTablesGiveTheCpuBackendsSums) {
   REQUIRE_GPU();
   const auto& s = setup_for(GetParam().circuit, GetParam().constraints);

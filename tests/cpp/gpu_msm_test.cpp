@@ -302,10 +302,7 @@ TEST_F(GpuMsm, PairTableAndSumSelectedPairs) {
         }
       const auto expected =
           prooflab::msm::msm<G1Curve>(chosen, std::vector<Scalar>(chosen.size(), small(1)), pool()).to_affine();
-      gpu::memory::DeviceBuffer<std::uint64_t> d_bitmap(*alloc_, bitmap.size(), stream_, "test");
-      gpu::check_cuda(cudaMemcpy(d_bitmap.get(), bitmap.data(), bitmap.size() * 8, cudaMemcpyHostToDevice),
-                      "cudaMemcpy(bitmap)");
-      const auto got = gpu::msm::to_jacobian(engine.sum_selected_pairs(d.data(), table, d_bitmap.get(), stream_));
+      const auto got = gpu::msm::sum_selected(engine, d.data(), n, bitmap, stream_, "test", &table);
       EXPECT_EQ(got.to_affine(), expected) << "n " << n << " density " << density << "%; " << test::seed_note();
     }
   }
