@@ -38,7 +38,7 @@ std::unique_ptr<engine::Backend> make_backend(const engine::EngineConfig& cfg) {
                                           .overlap_batch_add = cfg.overlap_batch_add,
                                           .b_g2_on_device = cfg.b_g2_msm == engine::Placement::kGpu,
                                           .tails_beside_h = cfg.tails_beside_h,
-                                          .pair_tables = cfg.pair_tables});
+                                          .batch_add_group = engine::batch_add_group(cfg.batch_add_tables)});
 #else
     throw engine::ConfigError(
         "config key 'backend': 'cuda' needs a build with CUDA (nvcc was not found or "

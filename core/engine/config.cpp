@@ -45,8 +45,9 @@ void EngineConfig::validate() const {
     throw ConfigError("config: overlap_batch_add = on needs backend = cuda (got backend = " + backend + ")");
   if (tails_beside_h && backend != "cuda")
     throw ConfigError("config: tails_beside_h = on needs backend = cuda (got backend = " + backend + ")");
-  if (pair_tables && backend != "cuda")
-    throw ConfigError("config: pair_tables = on needs backend = cuda (got backend = " + backend + ")");
+  if (batch_add_tables != BatchAddTables::kOff && backend != "cuda")
+    throw ConfigError(std::string("config: batch_add_tables = ") + to_string(batch_add_tables) +
+                      " needs backend = cuda (got backend = " + backend + ")");
   // The device classifies the witness that sparse_products = gpu uploads (docs/engine.md,
   // "prep_msm on the device").
   if (prep_msm == Placement::kGpu && sparse_products != Placement::kGpu)

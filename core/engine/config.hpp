@@ -25,6 +25,9 @@ enum class FinalizeMode { kInline, kSplit };
 // addition and tail MSM), sparse_products (A·w, B·w, C·w of synthesis) and prep_msm (the
 // split of the queries' scalars into zeros, ones and tails).
 enum class Placement { kCpu, kGpu };
+// The tables the batch additions of L, A and B_G1 run over (backend cuda): none, pairs of bases
+// or groups of 4 (gpu/msm/group_table.hpp). Knob batch_add_tables.
+enum class BatchAddTables { kOff, kPairs, kQuads };
 
 template <class Enum>
 struct EnumNames;
@@ -44,6 +47,15 @@ template <>
 struct EnumNames<Placement> {
   static constexpr std::array<std::string_view, 2> names = {"cpu", "gpu"};
 };
+template <>
+struct EnumNames<BatchAddTables> {
+  static constexpr std::array<std::string_view, 3> names = {"off", "pairs", "quads"};
+};
+
+// The bases per group of a batch addition's table: 1 (none), 2 or 4.
+constexpr unsigned batch_add_group(BatchAddTables t) {
+  return t == BatchAddTables::kQuads ? 4 : t == BatchAddTables::kPairs ? 2 : 1;
+}
 
 // The value's name; a C string, for printf (the names are literals).
 template <class Enum>
@@ -95,7 +107,7 @@ struct EngineConfig {
   bool fixed_base_h = false;  // the MSM of H over a fixed-base table of the H query (CUDA)
   bool overlap_batch_add = false;  // the batch additions beside the tail MSMs (CUDA)
   bool tails_beside_h = false;     // the batch additions and tail MSMs beside H (CUDA)
-  bool pair_tables = false;        // the batch additions over pair tables of the queries (CUDA)
+  BatchAddTables batch_add_tables = BatchAddTables::kOff;  // the batch additions' tables (CUDA)
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 

@@ -234,11 +234,13 @@ std::vector<Knob> make_table() {
                 "own while H runs (a resident key whose tails run at once); NTT_H then marks when H's "
                 "MSM ends, BATCH_ADD and TAIL_MSM what was left of the others after it",
                 "none: supraseal runs them after the MSM of H"),
-      bool_knob("pair_tables", &C::pair_tables,
-                "backend cuda: the batch additions of L, A and B_G1 over pair tables of their queries "
-                "(P_2j + P_2j+1, built on the device with a key's first GPU phase and kept beside it, "
-                "half a query's memory each): one addition per pair of bases with either scalar one",
-                "none: supraseal adds every base whose scalar is one"),
+      enum_knob<&C::batch_add_tables>(
+          "batch_add_tables",
+          "backend cuda: the batch additions of L, A and B_G1 over tables of their queries' groups of "
+          "bases (built on the device with a key's first GPU phase and kept beside it): pairs (P_2j + "
+          "P_2j+1, half a query's memory each) or quads (the 11 sums of two or more of 4 bases, 2.75x a "
+          "query's memory each); one addition per group with any scalar one",
+          "none: supraseal adds every base whose scalar is one", nullptr),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,
                 "backend cuda: CUPTI activity and NVTX stage ranges into cupti.csv",

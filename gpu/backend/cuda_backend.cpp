@@ -21,7 +21,7 @@
 #include "gpu/memory/device_allocator.hpp"
 #include "gpu/memory/host_registration.hpp"
 #include "gpu/msm/fixed_base.hpp"
-#include "gpu/msm/pair_table.hpp"
+#include "gpu/msm/group_table.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm_plan/device_plan.hpp"
@@ -139,8 +139,8 @@ struct ResidentKey {
   // fixed_base_h = on: the H query's fixed-base table, made from h (then dropped: the table's
   // first window is the query).
   std::unique_ptr<msm::FixedBaseTable> h_table;
-  // pair_tables = on: the pair tables of L, A and B_G1 (P_2j + P_2j+1) for their batch additions.
-  std::unique_ptr<msm::PairTable> l_pairs, a_pairs, b_g1_pairs;
+  // batch_add_tables = pairs | quads: the group tables of L, A and B_G1 for their batch additions.
+  std::unique_ptr<msm::GroupTable> l_groups, a_groups, b_g1_groups;
   // The G2 query, uploaded by the first run_b_g2_msm (b_g2_msm = gpu) and kept.
   std::unique_ptr<msm::G2DeviceBases> b_g2;
   // A streamed key's host vectors, page-locked (cudaHostRegister) so their uploads run at
@@ -347,13 +347,14 @@ std::shared_ptr<ResidentKey> resident_key(CudaBackend::Device& d, const groth16:
                                                        "pk_h_fixed_base");
     k->h.reset();
   }
-  if (options.pair_tables) {
-    const auto pairs = [&](const msm::DeviceBases& q) {
-      return std::make_unique<msm::PairTable>(*d.alloc, q.data(), q.size(), d.service, "pk_pair_tables");
+  if (options.batch_add_group > 1) {
+    const auto groups = [&](const msm::DeviceBases& q) {
+      return std::make_unique<msm::GroupTable>(*d.alloc, q.data(), q.size(), options.batch_add_group, d.service,
+                                               "pk_group_tables");
     };
-    k->l_pairs = pairs(*k->l);
-    k->a_pairs = pairs(*k->a);
-    k->b_g1_pairs = pairs(*k->b_g1);
+    k->l_groups = groups(*k->l);
+    k->a_groups = groups(*k->a);
+    k->b_g1_groups = groups(*k->b_g1);
   }
   d.key = k;
   return k;
@@ -387,12 +388,12 @@ const ntt::Domain& domain_of(CudaBackend::Device& d, unsigned log_n) {
   return *slot;
 }
 
-// Σ bases[i] over the set bits (the scalars equal to one), on `stream`; over the bases' pair
-// table where there is one (pair_tables = on).
+// Σ bases[i] over the set bits (the scalars equal to one), on `stream`; over the bases' group
+// table where there is one (batch_add_tables = pairs | quads).
 curve::G1Jacobian ones_sum(msm::Msm& engine, cudaStream_t stream, const msm::DeviceBases& bases,
-                           const msm::PairTable* pairs, const std::vector<std::uint64_t>& ones) {
+                           const msm::GroupTable* groups, const std::vector<std::uint64_t>& ones) {
   if (bases.size() == 0) return curve::G1Jacobian::infinity();
-  return msm::sum_selected(engine, bases.data(), bases.size(), std::span(ones), stream, "batch_add", pairs);
+  return msm::sum_selected(engine, bases.data(), bases.size(), std::span(ones), stream, "batch_add", groups);
 }
 
 // Σ tail_scalars[i]·query[tail_index[i]]: the tail's positions and scalars are uploaded
@@ -459,10 +460,10 @@ std::uint64_t query_variables_bytes(CudaBackend::Device& d) {
 // The device plan's counterparts of ones_sum and tail_sum: the bitmap and the tail already on
 // the device (prep_msm = gpu), nothing uploaded; tails in chunks of at most `chunk` points.
 curve::G1Jacobian ones_sum(msm::Msm& engine, cudaStream_t stream, const msm::DeviceBases& bases,
-                           const msm::PairTable* pairs, const DeviceQueryPlan& q) {
+                           const msm::GroupTable* groups, const DeviceQueryPlan& q) {
   if (bases.size() == 0) return curve::G1Jacobian::infinity();
-  return msm::to_jacobian(pairs ? engine.sum_selected_pairs(bases.data(), *pairs, q.ones.get(), stream, "batch_add")
-                                : engine.sum_selected(bases.data(), q.ones.get(), bases.size(), stream, "batch_add"));
+  return msm::to_jacobian(groups ? engine.sum_selected_grouped(bases.data(), *groups, q.ones.get(), stream, "batch_add")
+                                 : engine.sum_selected(bases.data(), q.ones.get(), bases.size(), stream, "batch_add"));
 }
 
 template <class Curve, class RunChunk>
@@ -552,6 +553,9 @@ struct OnesAndTails {
 }  // namespace
 
 CudaBackend::CudaBackend(int devices, std::uint64_t vram_limit, Options options) : options_(options) {
+  if (options.batch_add_group != 1 && options.batch_add_group != 2 && options.batch_add_group != 4)
+    throw std::invalid_argument("backend 'cuda': batch_add_group " + std::to_string(options.batch_add_group) +
+                                " is not 1, 2 or 4");
   int visible = 0;
   const cudaError_t err = cudaGetDeviceCount(&visible);
   if (err != cudaSuccess) {
@@ -635,18 +639,19 @@ bool CudaBackend::tails_together(std::size_t domain_size, std::size_t l, std::si
   return bytes(l) + bytes(a) + bytes(b_g1) <= tail_chunk_bytes(chunk);
 }
 
-std::uint64_t CudaBackend::resident_key_bytes(const groth16::ProvingKey& pk, bool fixed_base_h, bool pair_tables) {
+std::uint64_t CudaBackend::resident_key_bytes(const groth16::ProvingKey& pk, bool fixed_base_h,
+                                              unsigned batch_add_group) {
   const std::uint64_t h = fixed_base_h && !pk.h.empty() ? msm::FixedBaseTable::bytes(pk.h.size())
                                                         : kAffineBytes * pk.h.size();
-  const std::uint64_t pairs = pair_tables ? msm::PairTable::bytes(pk.l.size()) + msm::PairTable::bytes(pk.a.size()) +
-                                                msm::PairTable::bytes(pk.b_g1.size())
-                                          : 0;
-  return h + kAffineBytes * (pk.l.size() + pk.a.size() + pk.b_g1.size()) + pairs;
+  const auto table = [&](std::size_t n) { return msm::GroupTable::bytes(n, batch_add_group); };
+  const std::uint64_t groups =
+      batch_add_group > 1 ? table(pk.l.size()) + table(pk.a.size()) + table(pk.b_g1.size()) : 0;
+  return h + kAffineBytes * (pk.l.size() + pk.a.size() + pk.b_g1.size()) + groups;
 }
 
 std::uint64_t CudaBackend::resident_bytes(const groth16::ProvingKey& pk, const Options& options) {
   const std::uint64_t g2 = options.b_g2_on_device ? sizeof(msm::G2AffineRaw) * pk.b_g2.size() : 0;
-  return resident_key_bytes(pk, options.fixed_base_h, options.pair_tables) + g2;
+  return resident_key_bytes(pk, options.fixed_base_h, options.batch_add_group) + g2;
 }
 
 std::uint64_t CudaBackend::batch_add_bytes(std::size_t n) {
@@ -827,7 +832,8 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     };
     const Needs needs[] = {
         {options_.fixed_base_h, "fixed_base_h", "H's fixed-base table", "fixed_base_h = off, which streams the key"},
-        {options_.pair_tables, "pair_tables", "its pair tables", "pair_tables = off, which streams the key"},
+        {options_.batch_add_group > 1, "batch_add_tables", "its group tables",
+         "batch_add_tables = off, which streams the key"},
         {options_.b_g2_on_device, "b_g2_msm", "its G2 query",
          "b_g2_msm = cpu, which keeps the G2 query in host memory"},
     };
@@ -857,14 +863,14 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
     // The three batch additions, one after the other on `stream`.
     const auto batch_adds = [&](cudaStream_t stream) {
       const auto ones = [&](const std::unique_ptr<msm::DeviceBases>& resident,
-                            const std::unique_ptr<msm::PairTable>& pairs, const std::vector<curve::G1Affine>& host,
+                            const std::unique_ptr<msm::GroupTable>& groups, const std::vector<curve::G1Affine>& host,
                             const auto& q, int i) {
-        if (device_plans) return ones_sum(engine, stream, *resident, pairs.get(), buf.plans[i]);
+        if (device_plans) return ones_sum(engine, stream, *resident, groups.get(), buf.plans[i]);
         return key->streamed ? msm::sum_selected_streamed(engine, std::span(host), q.ones, batch, stream, "batch_add")
-                             : ones_sum(engine, stream, *resident, pairs.get(), q.ones);
+                             : ones_sum(engine, stream, *resident, groups.get(), q.ones);
       };
-      return std::array{ones(key->l, key->l_pairs, pk.l, plan.l, 0), ones(key->a, key->a_pairs, pk.a, plan.a, 1),
-                        ones(key->b_g1, key->b_g1_pairs, pk.b_g1, plan.b_g1, 2)};
+      return std::array{ones(key->l, key->l_groups, pk.l, plan.l, 0), ones(key->a, key->a_groups, pk.a, plan.a, 1),
+                        ones(key->b_g1, key->b_g1_groups, pk.b_g1, plan.b_g1, 2)};
     };
     const std::size_t chunk = tail_chunk(n);
     const auto tail = [&](const std::unique_ptr<msm::DeviceBases>& resident, const auto& q, int i) {

@@ -28,7 +28,7 @@ struct CudaBackendOptions {
   bool overlap_batch_add = false;
   bool b_g2_on_device = false;
   bool tails_beside_h = false;
-  bool pair_tables = false;
+  unsigned batch_add_group = 1;  // 1: no group tables; 2 or 4 (knob batch_add_tables = pairs | quads)
 };
 
 class CudaBackend final : public prooflab::engine::Backend {
@@ -50,10 +50,11 @@ class CudaBackend final : public prooflab::engine::Backend {
   // options.b_g2_on_device (knob b_g2_msm = gpu): the key's G2 query will be resident beside
   // its G1 queries (run_b_g2_msm uploads it), so streams_key counts it, and a key that would
   // then stream is refused by run_gpu_phase with a ConfigError naming b_g2_msm.
-  // options.pair_tables (knob pair_tables = on): the batch additions of L, A and B_G1 run over
-  // pair tables of their queries (gpu/msm/pair_table.hpp), built with the key's upload and kept
-  // beside it (resident_key_bytes counts them).
-  // fixed_base_h, pair_tables and b_g2_on_device need the key resident: run_gpu_phase refuses a key that
+  // options.batch_add_group 2 or 4 (knob batch_add_tables = pairs | quads): the batch additions
+  // of L, A and B_G1 run over group tables of their queries (gpu/msm/group_table.hpp), built
+  // with the key's upload and kept beside it (resident_key_bytes counts them); 1: none; another
+  // value: std::invalid_argument.
+  // fixed_base_h, batch_add_group > 1 and b_g2_on_device need the key resident: run_gpu_phase refuses a key that
   // does not fit with them before any of the phase's work, naming the key, the sizes and the
   // budget.
   using Options = CudaBackendOptions;
@@ -158,17 +159,17 @@ class CudaBackend final : public prooflab::engine::Backend {
   // 0 before the first partition staged there). streams_key counts them.
   std::uint64_t resident_matrices_bytes(int device) const;
   // Bytes the proving key's G1 queries take on each device once resident; fixed_base_h: with
-  // the H query's fixed-base table in place of the query; pair_tables: with the pair tables of
-  // L, A and B_G1 beside them (half a query each).
+  // the H query's fixed-base table in place of the query; batch_add_group 2 or 4: with the group
+  // tables of L, A and B_G1 beside them (0.5 or 2.75 × a query each).
   static std::uint64_t resident_key_bytes(const groth16::ProvingKey& pk, bool fixed_base_h = false,
-                                          bool pair_tables = false);
+                                          unsigned batch_add_group = 1);
   // Everything of the key these options keep on each device: resident_key_bytes, and the G2
   // query (192 bytes a point) with b_g2_on_device.
   static std::uint64_t resident_bytes(const groth16::ProvingKey& pk, const Options& options);
   bool fixed_base_h() const { return options_.fixed_base_h; }
   bool overlap_batch_add() const { return options_.overlap_batch_add; }
   bool tails_beside_h() const { return options_.tails_beside_h; }
-  bool pair_tables() const { return options_.pair_tables; }
+  unsigned batch_add_group() const { return options_.batch_add_group; }
 
   struct Device;  // per-device state (cuda_backend.cpp)
 

@@ -1,6 +1,6 @@
 // XYZZ points to affine in batches with one Fermat inversion (Montgomery's simultaneous
 // inversion over d_j = ZZ_j·ZZZ_j: x = X·ZZZ/d, y = Y·ZZ/d), for the tables built once per
-// proving-key query (fixed_base.cuh, pair_table.cuh). A point at infinity (ZZ = 0) is written
+// proving-key query (fixed_base.cuh, group_table.cuh). A point at infinity (ZZ = 0) is written
 // as (0, 0) and kept out of its batch's product. C++17, PROOFLAB_HDI (the host simulator runs it).
 #pragma once
 

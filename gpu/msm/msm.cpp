@@ -9,7 +9,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/msm/msm.hpp"
 #include "gpu/msm/msm_host.hpp"
-#include "gpu/msm/pair_table.hpp"
+#include "gpu/msm/group_table.hpp"
 #include "gpu/msm/pippenger_run.hpp"
 #include "gpu/msm/plan.hpp"
 
@@ -179,14 +179,14 @@ G1XyzzRaw Msm::sum_selected(const G1AffineRaw* d_bases, const std::uint64_t* d_b
   return as_raw(s);
 }
 
-G1XyzzRaw Msm::sum_selected_pairs(const G1AffineRaw* d_bases, const PairTable& pairs, const std::uint64_t* d_bitmap,
-                                  cudaStream_t stream, const char* stage) {
-  const std::size_t n = pairs.points();
+G1XyzzRaw Msm::sum_selected_grouped(const G1AffineRaw* d_bases, const GroupTable& table,
+                                    const std::uint64_t* d_bitmap, cudaStream_t stream, const char* stage) {
+  const std::size_t n = table.points();
   if (n == 0) return to_raw(curve::Xyzz<curve::G1Curve>::infinity());
-  // A table of one point has no pairs: its data is null, which selects single bits (the same sum).
+  // A table of one point has no groups: its data is null, and single bits give the same sum.
   const Xyzz32 s = run_detail::sum_selected_on_device<Xyzz32>(
       alloc_, reinterpret_cast<const Affine32*>(d_bases), d_bitmap, n, stream, stage,
-      reinterpret_cast<const Affine32*>(pairs.data()));
+      reinterpret_cast<const Affine32*>(table.data()), table.data() ? table.group() : 1);
   return as_raw(s);
 }
 

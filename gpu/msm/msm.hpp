@@ -71,7 +71,7 @@ std::size_t scratch_bytes(std::size_t n, const MsmOptions& opts = {});
 std::size_t fixed_base_scratch_bytes(std::size_t n);
 
 class FixedBaseTable;  // fixed_base.hpp
-class PairTable;       // pair_table.hpp
+class GroupTable;      // group_table.hpp
 namespace run_detail {
 struct DeviceScalars;  // pippenger_run.hpp
 }
@@ -127,10 +127,10 @@ class Msm {
   // reference's batch addition for scalars equal to one. Synchronises `stream`.
   G1XyzzRaw sum_selected(const G1AffineRaw* d_bases, const std::uint64_t* d_bitmap, std::size_t n,
                          cudaStream_t stream, const char* stage = "batch_add");
-  // The same over the bases' pair table (pair_table.hpp; n = pairs.points(), d_bases the bases
-  // it was built from): one addition per pair of bits with either set.
-  G1XyzzRaw sum_selected_pairs(const G1AffineRaw* d_bases, const PairTable& pairs, const std::uint64_t* d_bitmap,
-                               cudaStream_t stream, const char* stage = "batch_add");
+  // The same over the bases' group table (group_table.hpp; n = table.points(), d_bases the
+  // bases it was built from): one addition per group of bits with any set.
+  G1XyzzRaw sum_selected_grouped(const G1AffineRaw* d_bases, const GroupTable& table, const std::uint64_t* d_bitmap,
+                                 cudaStream_t stream, const char* stage = "batch_add");
   // The same with the bases in host memory, streamed as run_streamed does (batch rounded up
   // to a multiple of 64); the bitmap is on the device.
   G1XyzzRaw sum_selected_streamed(const G1AffineRaw* h_bases, const std::uint64_t* d_bitmap,

@@ -67,19 +67,19 @@ inline unsigned grid_for_groups(std::size_t groups) {
 }
 
 // out[t] = Σ of the selected units number [t·share, min((t+1)·share, total)) (sum_selected_share;
-// kPairs: over a pair table).
-template <class Bucket, bool kPairs = false>
+// kGroup 2 or 4: over a group table).
+template <class Bucket, std::uint32_t kGroup = 1>
 __device__ __forceinline__ void bitmap_share_thread(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
                                                     std::size_t n, const std::uint32_t* ends,
                                                     std::uint32_t share, std::uint32_t total,
                                                     std::size_t threads, Bucket* out,
-                                                    const typename Bucket::Affine* pairs = nullptr) {
+                                                    const typename Bucket::Affine* table = nullptr) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t >= threads) return;
   const std::uint64_t begin = t * std::uint64_t{share}, end = begin + share < total ? begin + share : total;
-  out[t] = sum_selected_share<Bucket, kPairs>(bases, bitmap, n, ends, (n + 63) / 64,
+  out[t] = sum_selected_share<Bucket, kGroup>(bases, bitmap, n, ends, (n + 63) / 64,
                                               static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end),
-                                              pairs);
+                                              table);
 }
 
 inline unsigned grid_for(std::size_t threads) {

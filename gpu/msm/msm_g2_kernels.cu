@@ -81,8 +81,8 @@ void sum_points(const G2Xyzz32* in, std::size_t count, std::size_t per_block, st
 
 void bitmap_sum(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
                 std::uint32_t share, std::uint32_t total, std::size_t threads, G2Xyzz32* out, cudaStream_t stream,
-                const G2Affine32* pairs) {
-  if (pairs) throw std::invalid_argument("gpu g2 batch_add: there is no G2 pair table");
+                const G2Affine32* table, std::uint32_t group) {
+  if (group != 1 || table) throw std::invalid_argument("gpu g2 batch_add: there is no G2 group table");
   g2_bitmap_sum_kernel<<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total,
                                                                   threads, out);
   check_launch("msm g2_bitmap_sum_kernel");

@@ -7,7 +7,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/msm/core_points.hpp"
 #include "gpu/msm/fixed_base.hpp"
-#include "gpu/msm/pair_table.hpp"
+#include "gpu/msm/group_table.hpp"
 
 namespace prooflab::gpu::msm {
 namespace {
@@ -99,15 +99,15 @@ curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,
 
 curve::G1Jacobian sum_selected(Msm& engine, const G1AffineRaw* d_bases, std::size_t n,
                                std::span<const std::uint64_t> bitmap, cudaStream_t stream,
-                               const char* stage, const PairTable* pairs) {
+                               const char* stage, const GroupTable* table) {
   if (bitmap.size() * 64 < n)
     throw std::invalid_argument("gpu batch_add: bitmap of " + std::to_string(bitmap.size()) +
                                 " words for " + std::to_string(n) + " bases");
-  if (pairs && pairs->points() != n)
-    throw std::invalid_argument("gpu batch_add: a pair table of " + std::to_string(pairs->points()) + " bases for " +
-                                std::to_string(n));
+  if (table && table->points() != n)
+    throw std::invalid_argument("gpu batch_add: a group table of " + std::to_string(table->points()) +
+                                " bases for " + std::to_string(n));
   auto d_bitmap = upload(engine.allocator(), bitmap, stream, stage);
-  return to_jacobian(pairs ? engine.sum_selected_pairs(d_bases, *pairs, d_bitmap.get(), stream, stage)
+  return to_jacobian(table ? engine.sum_selected_grouped(d_bases, *table, d_bitmap.get(), stream, stage)
                            : engine.sum_selected(d_bases, d_bitmap.get(), n, stream, stage));
 }
 

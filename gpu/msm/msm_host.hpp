@@ -85,10 +85,10 @@ curve::G1Jacobian msm_from_host(memory::DeviceAllocator& alloc,
                                 std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
                                 const MsmOptions& opts = {});
 // Σ of the bases whose bit is set (core's QueryPlan::ones layout); the bitmap is uploaded.
-// pairs: the bases' pair table (n = pairs->points(); Msm::sum_selected_pairs), or nullptr.
+// table: the bases' group table (n = table->points(); Msm::sum_selected_grouped), or nullptr.
 curve::G1Jacobian sum_selected(Msm& engine, const G1AffineRaw* d_bases, std::size_t n,
                                std::span<const std::uint64_t> bitmap, cudaStream_t stream,
-                               const char* stage = "batch_add", const PairTable* pairs = nullptr);
+                               const char* stage = "batch_add", const GroupTable* table = nullptr);
 // The same with the bases in host memory, streamed in batches (Msm::sum_selected_streamed).
 curve::G1Jacobian sum_selected_streamed(Msm& engine, std::span<const curve::G1Affine> bases,
                                         std::span<const std::uint64_t> bitmap, std::size_t batch,

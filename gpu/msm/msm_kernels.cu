@@ -53,19 +53,19 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // Three blocks per SM (168 registers), as the accumulation whose mixed addition it runs.
-// kPairs: over a pair table (pair_table.hpp).
-template <bool kPairs>
+// kGroup 2 or 4: over a group table (group_table.hpp).
+template <std::uint32_t kGroup>
 __global__ void __launch_bounds__(kThreads, 3)
     bitmap_sum_kernel(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n,
                       const std::uint32_t* ends, std::uint32_t share, std::uint32_t total,
-                      std::size_t threads, Xyzz32* out, const Affine32* pairs) {
-  bitmap_share_thread<Xyzz32, kPairs>(bases, bitmap, n, ends, share, total, threads, out, pairs);
+                      std::size_t threads, Xyzz32* out, const Affine32* table) {
+  bitmap_share_thread<Xyzz32, kGroup>(bases, bitmap, n, ends, share, total, threads, out, table);
 }
 
 __global__ void __launch_bounds__(256) bitmap_counts_kernel(const std::uint64_t* bitmap, std::size_t n,
-                                                            bool pairs, std::uint32_t* counts) {
+                                                            std::uint32_t group, std::uint32_t* counts) {
   const std::size_t w = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (w < (n + 63) / 64) counts[w] = popcount64(selected_units(word_below_n(bitmap, n, w), pairs));
+  if (w < (n + 63) / 64) counts[w] = popcount64(selected_units(word_below_n(bitmap, n, w), group));
 }
 
 }  // namespace
@@ -142,20 +142,29 @@ void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std:
 
 void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
                 std::uint32_t share, std::uint32_t total, std::size_t threads, Xyzz32* out, cudaStream_t stream,
-                const Affine32* pairs) {
-  if (pairs)
-    bitmap_sum_kernel<true><<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total,
-                                                                       threads, out, pairs);
-  else
-    bitmap_sum_kernel<false><<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total,
-                                                                        threads, out, nullptr);
+                const Affine32* table, std::uint32_t group) {
+  switch (group) {
+    case 1:
+      bitmap_sum_kernel<1><<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total, threads,
+                                                                       out, nullptr);
+      break;
+    case 2:
+      bitmap_sum_kernel<2><<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total, threads,
+                                                                       out, table);
+      break;
+    case 4:
+      bitmap_sum_kernel<4><<<grid_for(threads), kThreads, 0, stream>>>(bases, bitmap, n, ends, share, total, threads,
+                                                                       out, table);
+      break;
+    default: throw std::invalid_argument("gpu batch_add: group " + std::to_string(group) + " is not 1, 2 or 4");
+  }
   check_launch("msm bitmap_sum_kernel");
 }
 
-void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, bool pairs, std::uint32_t* counts,
+void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, std::uint32_t group, std::uint32_t* counts,
                    cudaStream_t stream) {
   const std::size_t words = (n + 63) / 64;
-  bitmap_counts_kernel<<<static_cast<unsigned>((words + 255) / 256), 256, 0, stream>>>(bitmap, n, pairs, counts);
+  bitmap_counts_kernel<<<static_cast<unsigned>((words + 255) / 256), 256, 0, stream>>>(bitmap, n, group, counts);
   check_launch("msm bitmap_counts_kernel");
 }
 

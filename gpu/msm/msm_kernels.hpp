@@ -38,14 +38,15 @@ void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t st
 void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
                 Xyzz32* out, cudaStream_t stream);
 // The batch addition in equal shares (pippenger.cuh sum_selected_share): counts[w] = the units
-// of word w below n (bits, or with `pairs` pairs of bits with either set: selected_units);
+// of word w below n (bits, or with `group` 2 or 4 groups of bits with any set: selected_units);
 // ends = their inclusive prefix sums (gpu/prefix_sum.hpp); out[t] = Σ of the selected units
-// number [t·share, min((t+1)·share, total)); pairs: the pair table (G1 only; nullptr: none).
-void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, bool pairs, std::uint32_t* counts,
+// number [t·share, min((t+1)·share, total)); table: the group table of `group` (G1 only; group
+// 1: none, table ignored; another group: std::invalid_argument).
+void bitmap_counts(const std::uint64_t* bitmap, std::size_t n, std::uint32_t group, std::uint32_t* counts,
                    cudaStream_t stream);
 void bitmap_sum(const Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
                 std::uint32_t share, std::uint32_t total, std::size_t threads, Xyzz32* out, cudaStream_t stream,
-                const Affine32* pairs);
+                const Affine32* table, std::uint32_t group);
 
 void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned min_blocks,
                 cudaStream_t stream);
@@ -54,9 +55,9 @@ void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t str
 void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, cudaStream_t stream);
 void sum_points(const G2Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
                 G2Xyzz32* out, cudaStream_t stream);
-// pairs must be nullptr: G2 has no pair table (std::invalid_argument otherwise).
+// group must be 1: G2 has no group table (std::invalid_argument otherwise).
 void bitmap_sum(const G2Affine32* bases, const std::uint64_t* bitmap, std::size_t n, const std::uint32_t* ends,
                 std::uint32_t share, std::uint32_t total, std::size_t threads, G2Xyzz32* out, cudaStream_t stream,
-                const G2Affine32* pairs);
+                const G2Affine32* table, std::uint32_t group);
 
 }  // namespace prooflab::gpu::msm::kernels

@@ -16,7 +16,7 @@
 #include "gpu/msm/core_points.hpp"
 #include "gpu/msm/fixed_base.cuh"
 #include "gpu/msm/msm_host.hpp"
-#include "gpu/msm/pair_table.cuh"
+#include "gpu/msm/group_table.cuh"
 #include "gpu/msm/plan.hpp"
 
 namespace prooflab::gpu::msm {
@@ -77,18 +77,19 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
 }
 
 // The batch addition as sum_selected_on_device runs it: counts, inclusive sums, equal shares
-// (batch_add_shares, or `share` when given), one sum_selected_share per thread; over the pair
-// table `pairs` when it is not empty (pair units).
+// (batch_add_shares, or `share` when given), one sum_selected_share per thread; over the group
+// table `table` of groups of `group` bits when it is not empty (group units).
 template <class Curve, class Bucket>
 curve::Jacobian<Curve> simulate_bitmap_sum(std::span<const curve::Affine<Curve>> bases,
                                            std::span<const std::uint64_t> bitmap, std::uint32_t share = 0,
-                                           std::span<const curve::Affine<Curve>> pairs = {}) {
+                                           std::span<const curve::Affine<Curve>> table = {},
+                                           std::uint32_t group = 1) {
   const std::size_t n = bases.size(), words = (n + 63) / 64;
-  const bool by_pairs = !pairs.empty();
+  if (table.empty()) group = 1;
   std::vector<std::uint32_t> ends(words);
   std::uint32_t total = 0;
   for (std::size_t w = 0; w < words; ++w)
-    ends[w] = total += popcount64(selected_units(word_below_n(bitmap.data(), n, w), by_pairs));
+    ends[w] = total += popcount64(selected_units(word_below_n(bitmap.data(), n, w), group));
   BatchAddShares sh = batch_add_shares(total);
   if (share && total) sh = {(total + share - 1) / share, share};
   const auto* affine = reinterpret_cast<const typename Bucket::Affine*>(bases.data());
@@ -97,10 +98,12 @@ curve::Jacobian<Curve> simulate_bitmap_sum(std::span<const curve::Affine<Curve>>
     const std::uint64_t begin = t * std::uint64_t{sh.share};
     const std::uint64_t end = std::min<std::uint64_t>(begin + sh.share, total);
     const auto b = static_cast<std::uint32_t>(begin), e = static_cast<std::uint32_t>(end);
-    s.add(by_pairs ? sum_selected_share<Bucket, true>(
-                         affine, bitmap.data(), n, ends.data(), words, b, e,
-                         reinterpret_cast<const typename Bucket::Affine*>(pairs.data()))
-                   : sum_selected_share<Bucket>(affine, bitmap.data(), n, ends.data(), words, b, e));
+    const auto* t_affine = reinterpret_cast<const typename Bucket::Affine*>(table.data());
+    switch (group) {
+      case 2: s.add(sum_selected_share<Bucket, 2>(affine, bitmap.data(), n, ends.data(), words, b, e, t_affine)); break;
+      case 4: s.add(sum_selected_share<Bucket, 4>(affine, bitmap.data(), n, ends.data(), words, b, e, t_affine)); break;
+      default: s.add(sum_selected_share<Bucket>(affine, bitmap.data(), n, ends.data(), words, b, e));
+    }
   }
   curve::Xyzz<Curve> r;
   static_assert(sizeof r == sizeof s);
@@ -142,21 +145,23 @@ inline curve::G1Jacobian simulate_sum_selected(std::span<const curve::G1Affine> 
   return simulate_bitmap_sum<curve::G1Curve, Xyzz32>(bases, bitmap, share);
 }
 
-// The pair table of `bases` (PairTable's build: pair_table.cuh's per-thread step).
-inline std::vector<curve::G1Affine> simulate_pair_table(std::span<const curve::G1Affine> bases) {
-  const std::size_t pairs = bases.size() / 2;
-  std::vector<curve::G1Affine> table(pairs);
+// The group table of `bases` in groups of `group` (GroupTable's build: group_table.cuh's
+// per-thread step; GroupTable::entries entries).
+inline std::vector<curve::G1Affine> simulate_group_table(std::span<const curve::G1Affine> bases, std::uint32_t group) {
+  const std::size_t n = bases.size(), entries = group_table_entries(n, group);
+  std::vector<curve::G1Affine> table(entries);
   const auto* b = reinterpret_cast<const Affine32*>(bases.data());
   auto* t = reinterpret_cast<Affine32*>(table.data());
-  for (std::size_t i = 0; i * kInversionBatch < pairs; ++i) pair_sums<Xyzz32>(b, pairs, i, t);
+  for (std::size_t i = 0; i * kInversionBatch < entries; ++i) group_sums<Xyzz32>(b, n, group, entries, i, t);
   return table;
 }
 
-// Σ of the selected bases over their pair table (Msm::sum_selected_pairs).
-inline curve::G1Jacobian simulate_sum_selected_pairs(std::span<const curve::G1Affine> bases,
-                                                     std::span<const curve::G1Affine> pairs,
-                                                     std::span<const std::uint64_t> bitmap, std::uint32_t share = 0) {
-  return simulate_bitmap_sum<curve::G1Curve, Xyzz32>(bases, bitmap, share, pairs);
+// Σ of the selected bases over their group table (Msm::sum_selected_grouped).
+inline curve::G1Jacobian simulate_sum_selected_grouped(std::span<const curve::G1Affine> bases,
+                                                       std::span<const curve::G1Affine> table, std::uint32_t group,
+                                                       std::span<const std::uint64_t> bitmap,
+                                                       std::uint32_t share = 0) {
+  return simulate_bitmap_sum<curve::G1Curve, Xyzz32>(bases, bitmap, share, table, group);
 }
 
 inline curve::G2Jacobian simulate_g2_msm(std::span<const curve::G2Affine> bases,

@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpu/msm/group_table.cuh"
 #include "gpu/msm/xyzz.cuh"
 
 namespace prooflab::gpu::msm {
@@ -268,19 +269,24 @@ PROOFLAB_HDI int lowest_bit(std::uint64_t x) {
 #endif
 }
 
-// The batch addition over a pair table (kPairs, pair_table.hpp): its units are the bitmap's
-// pairs of bits (2j, 2j + 1), selected when either bit is set, and a pair with both set adds
-// pairs[j] = P_2j + P_2j+1 in one mixed addition instead of two (at a density d, 1 − (1 − d)²
-// additions per pair instead of 2d: −23 % at the porep-like 46 %).
-PROOFLAB_HDI std::uint64_t selected_units(std::uint64_t bits, bool pairs) {
-  return pairs ? (bits | bits >> 1) & 0x5555555555555555ull : bits;
+// The batch addition over a group table (kGroup = 2 or 4, group_table.hpp; 1: none): its units
+// are the bitmap's groups of kGroup bits (bits g·q … g·q + g − 1), selected when any bit is set,
+// and a group with two or more set adds its table entry for that combination in one mixed
+// addition (at a density d, 1 − (1 − d)^g additions per group instead of g·d).
+PROOFLAB_HDI std::uint64_t selected_units(std::uint64_t bits, std::uint32_t group) {
+  switch (group) {
+    case 2: return (bits | bits >> 1) & 0x5555555555555555ull;
+    case 4: return (bits | bits >> 1 | bits >> 2 | bits >> 3) & 0x1111111111111111ull;
+    default: return bits;
+  }
 }
 
-template <class Bucket, bool kPairs = false>
+template <class Bucket, std::uint32_t kGroup = 1>
 PROOFLAB_HDI Bucket sum_selected_share(const typename Bucket::Affine* bases, const std::uint64_t* bitmap,
                                        std::size_t n, const std::uint32_t* ends, std::size_t words,
                                        std::uint32_t begin, std::uint32_t end,
-                                       const typename Bucket::Affine* pairs = nullptr) {
+                                       const typename Bucket::Affine* table = nullptr) {
+  static_assert(kGroup == 1 || kGroup == 2 || kGroup == 4, "groups of 1, 2 or 4 bits");
   Bucket acc = Bucket::infinity();
   if (begin >= end) return acc;
   std::size_t lo = 0, hi = words - 1;  // the first word w with ends[w] > begin (begin < total)
@@ -291,20 +297,22 @@ PROOFLAB_HDI Bucket sum_selected_share(const typename Bucket::Affine* bases, con
   }
   std::size_t w = lo;
   std::uint64_t raw = word_below_n(bitmap, n, w);
-  std::uint64_t bits = selected_units(raw, kPairs);
+  std::uint64_t bits = selected_units(raw, kGroup);
   for (std::uint32_t skip = begin - (ends[w] - popcount64(bits)); skip > 0; --skip) bits &= bits - 1;
   for (std::uint32_t left = end - begin; left > 0;) {
     if (bits == 0) {
       raw = word_below_n(bitmap, n, ++w);
-      bits = selected_units(raw, kPairs);
+      bits = selected_units(raw, kGroup);
       continue;
     }
     const int b = lowest_bit(bits);
     bits &= bits - 1;
     const std::size_t i = w * 64 + static_cast<std::size_t>(b);
-    if constexpr (kPairs) {
-      const std::uint64_t two = (raw >> b) & 3;  // b even: bits 2j and 2j + 1 of the pair
-      acc.add_mixed(two == 3 ? pairs[i / 2] : bases[two == 1 ? i : i + 1]);
+    if constexpr (kGroup > 1) {
+      // b is a multiple of kGroup: the group's bits, one of them at least set
+      const auto mask = static_cast<std::uint32_t>(raw >> b) & ((1u << kGroup) - 1);
+      if ((mask & (mask - 1)) == 0) acc.add_mixed(bases[i + static_cast<std::size_t>(lowest_bit(mask))]);
+      else acc.add_mixed(table[i / kGroup * group_entries(kGroup) + combination_rank(mask)]);
     } else {
       acc.add_mixed(bases[i]);
     }

@@ -235,12 +235,13 @@ inline DeviceScalars resident_scalars(const std::uint32_t* d_scalars, std::size_
 
 // Σ bases[i] over the bits set in d_bitmap (n > 0 bits, n < 2^32): the words' counts and their
 // inclusive sums, the total read back, then equal shares of the selected units per thread
-// (batch_add_shares) and the partial sums reduced on the device. d_pairs: a pair table of the
-// bases (pair_table.hpp), whose units are pairs of bits; nullptr: single bits.
+// (batch_add_shares) and the partial sums reduced on the device. d_table: a group table of the
+// bases in groups of `group` bits (group_table.hpp); group 1: single bits, no table.
 template <class Bucket>
 Bucket sum_selected_on_device(memory::DeviceAllocator& alloc, const typename Bucket::Affine* d_bases,
                               const std::uint64_t* d_bitmap, std::size_t n, cudaStream_t stream,
-                              const char* stage, const typename Bucket::Affine* d_pairs = nullptr) {
+                              const char* stage, const typename Bucket::Affine* d_table = nullptr,
+                              std::uint32_t group = 1) {
   if (n >= (std::size_t{1} << 32))
     throw std::invalid_argument("gpu batch_add: " + std::to_string(n) + " bases exceed 2^32");
   const std::size_t words = (n + 63) / 64;
@@ -248,7 +249,7 @@ Bucket sum_selected_on_device(memory::DeviceAllocator& alloc, const typename Buc
   auto ends = scratch<std::uint32_t>(alloc, words, stream, stage);
   const std::size_t temp_bytes = inclusive_sum_temp_bytes(words);
   auto temp = scratch<std::uint8_t>(alloc, temp_bytes, stream, stage);
-  kernels::bitmap_counts(d_bitmap, n, d_pairs != nullptr, counts.get(), stream);
+  kernels::bitmap_counts(d_bitmap, n, group, counts.get(), stream);
   inclusive_sum(counts.get(), ends.get(), words, temp.get(), temp_bytes, stream);
   std::uint32_t total = 0;
   check_cuda(cudaMemcpyAsync(&total, ends.get() + words - 1, sizeof total, cudaMemcpyDeviceToHost, stream),
@@ -257,7 +258,8 @@ Bucket sum_selected_on_device(memory::DeviceAllocator& alloc, const typename Buc
   if (total == 0) return Bucket::infinity();
   const BatchAddShares sh = batch_add_shares(total);
   auto partial = scratch<Bucket>(alloc, sh.threads, stream, stage);
-  kernels::bitmap_sum(d_bases, d_bitmap, n, ends.get(), sh.share, total, sh.threads, partial.get(), stream, d_pairs);
+  kernels::bitmap_sum(d_bases, d_bitmap, n, ends.get(), sh.share, total, sh.threads, partial.get(), stream, d_table,
+                      group);
   return reduce_to_one(alloc, partial.get(), sh.threads, stream, stage);
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/circuits/circuit.hpp"
+#include "core/engine/config.hpp"
 #include "core/curve/random_points.hpp"
 #include "core/groth16/prover.hpp"
 #include "core/stats/sample.hpp"
@@ -101,7 +102,8 @@ void add_gpu_phase_command(CLI::App& app) {
     unsigned reps = 3;
     std::string out = "gpu-phase";
     bool check = false, cupti = true, pin_uploads = false, fixed_base_h = false, overlap_batch_add = false,
-         tails_beside_h = false, pair_tables = false;
+         tails_beside_h = false;
+    std::string batch_add_tables = "off";
     std::uint64_t seed = 1;
     std::string vram_limit = "0";
   };
@@ -127,9 +129,11 @@ void add_gpu_phase_command(CLI::App& app) {
                 "the batch additions beside the tail MSMs (the engine's overlap_batch_add = on)");
   cmd->add_flag("--tails-beside-h", o->tails_beside_h,
                 "the batch additions and tail MSMs beside H (the engine's tails_beside_h = on)");
-  cmd->add_flag("--pair-tables", o->pair_tables,
-                "the batch additions over pair tables of the queries built in the warm-up (the engine's "
-                "pair_tables = on)");
+  cmd->add_option("--batch-add-tables", o->batch_add_tables,
+                  "off | pairs | quads: the batch additions over tables of the queries' groups of 2 or 4 "
+                  "bases built in the warm-up (the engine's batch_add_tables)")
+      ->capture_default_str()
+      ->check(config_key_check("batch_add_tables"));
   cmd->add_option("--seed", o->seed, "seed of the witness and the synthetic key")->capture_default_str();
   cmd->add_option("--vram-limit", o->vram_limit,
                   "device memory budget (e.g. 8GiB; 0 = the device's); a key that does not fit "
@@ -178,16 +182,20 @@ void add_gpu_phase_command(CLI::App& app) {
     describe_plan("A", plan.a, pk.a.size());
     describe_plan("B_G1", plan.b_g1, pk.b_g1.size());
 
+    const auto& table_names = engine::EnumNames<engine::BatchAddTables>::names;
+    const auto tables = static_cast<engine::BatchAddTables>(
+        std::find(table_names.begin(), table_names.end(), o->batch_add_tables) - table_names.begin());
+    const unsigned group = engine::batch_add_group(tables);
     const gpu::engine::CudaBackend::Options options{.fixed_base_h = o->fixed_base_h,
                                                     .overlap_batch_add = o->overlap_batch_add,
                                                     .tails_beside_h = o->tails_beside_h,
-                                                    .pair_tables = o->pair_tables};
+                                                    .batch_add_group = group};
     gpu::engine::CudaBackend backend(1, text::parse_bytes(o->vram_limit), options);
     const bool streamed = backend.streams_key(0, pk, domain);
     std::printf("key: %.2f GiB of G1 queries%s%s, %s (budget %.2f GiB, partition estimate %.2f GiB)\n",
-                gpu::engine::CudaBackend::resident_key_bytes(pk, o->fixed_base_h, o->pair_tables) /
-                    double(1ull << 30),
-                o->fixed_base_h ? " with H's fixed-base table" : "", o->pair_tables ? " with pair tables" : "",
+                gpu::engine::CudaBackend::resident_key_bytes(pk, o->fixed_base_h, group) / double(1ull << 30),
+                o->fixed_base_h ? " with H's fixed-base table" : "",
+                group == 4 ? " with quad tables" : group == 2 ? " with pair tables" : "",
                 streamed ? "streamed from host memory in batches" : "resident on the device",
                 backend.vram_budget(0) / double(1ull << 30),
                 gpu::engine::CudaBackend::partition_bytes(domain, options) / double(1ull << 30));
@@ -240,7 +248,7 @@ void add_gpu_phase_command(CLI::App& app) {
     out["fixed_base_h"] = o->fixed_base_h;
     out["overlap_batch_add"] = o->overlap_batch_add;
     out["tails_beside_h"] = o->tails_beside_h;
-    out["pair_tables"] = o->pair_tables;
+    out["batch_add_tables"] = o->batch_add_tables;
     out["pinned_bytes"] = pinned ? pinned->bytes() : 0;
     out["vram_budget"] = backend.vram_budget(0);
     out["stage_ms_median"] = median(stage_ms);

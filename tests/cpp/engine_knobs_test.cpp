@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
   // with the new knobs b_g2_msm, sparse_products, prep_msm, pin_uploads, fixed_base_h and
-  // overlap_batch_add, tails_beside_h, pair_tables.
+  // overlap_batch_add, tails_beside_h, batch_add_tables.
   const nlohmann::json expected = {{"circuit", "porep-like"},
                                    {"constraints", 4096},
                                    {"partitions", 10},
@@ -70,7 +70,7 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
                                    {"fixed_base_h", false},
                                    {"overlap_batch_add", false},
                                    {"tails_beside_h", false},
-                                   {"pair_tables", false},
+                                   {"batch_add_tables", "off"},
                                    {"record", true},
                                    {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);
@@ -79,16 +79,31 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   EXPECT_EQ(c.to_json()["vram_limit"], 16ull << 30);
 }
 
-// fixed_base_h, overlap_batch_add, tails_beside_h and pair_tables = on need the CUDA backend:
-// validate() refuses them elsewhere, naming the key.
-TEST(EngineKnobs, FixedBaseHOverlapBatchAddTailsBesideHAndPairTablesNeedTheCudaBackend) {
-  for (const std::string key : {"fixed_base_h", "overlap_batch_add", "tails_beside_h", "pair_tables"}) {
+// fixed_base_h, overlap_batch_add and tails_beside_h = on and batch_add_tables = pairs | quads
+// need the CUDA backend: validate() refuses them elsewhere, naming the key and the value.
+TEST(EngineKnobs, FixedBaseHOverlapBatchAddTailsBesideHAndBatchAddTablesNeedTheCudaBackend) {
+  for (const std::string value : {"pairs", "quads"}) {
+    EngineConfig c;
+    c.set("batch_add_tables", value);
+    EXPECT_EQ(engine::batch_add_group(c.batch_add_tables), value == "pairs" ? 2u : 4u);
+    try {
+      c.validate();
+      FAIL() << "batch_add_tables = " << value << " with backend = cpu was accepted";
+    } catch (const engine::ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "config: batch_add_tables = " + value + " needs backend = cuda (got backend = cpu)");
+    }
+    c.set("backend", "cuda");
+    EXPECT_NO_THROW(c.validate());
+  }
+  EXPECT_EQ(engine::batch_add_group(EngineConfig{}.batch_add_tables), 1u);
+  EXPECT_THROW(EngineConfig{}.set("batch_add_tables", "on"), engine::ConfigError);
+  for (const std::string key : {"fixed_base_h", "overlap_batch_add", "tails_beside_h"}) {
     EngineConfig c;
     c.set(key, "on");
     EXPECT_TRUE(key == "fixed_base_h"        ? c.fixed_base_h
                 : key == "overlap_batch_add" ? c.overlap_batch_add
-                : key == "tails_beside_h"    ? c.tails_beside_h
-                                             : c.pair_tables);
+                                             : c.tails_beside_h);
     try {
       c.validate();
       FAIL() << key << " = on with backend = cpu was accepted";
@@ -169,8 +184,8 @@ TEST(EngineKnobs, EveryEnumValueRoundTrips) {
     }
   }
   // circuit 4, backend 2, lock_policy 3, dealloc_policy 3, finalize 2, b_g2_msm 2,
-  // sparse_products 2, prep_msm 2.
-  EXPECT_EQ(values, 20);
+  // sparse_products 2, prep_msm 2, batch_add_tables 3.
+  EXPECT_EQ(values, 23);
   EngineConfig c;
   c.set("lock_policy", "two_lock");
   c.set("dealloc_policy", "serialized");

@@ -120,10 +120,16 @@ TEST(CudaBackendNoGpu, ResidentBytesCountTheG2QueryWhenItGoesOnTheDevice) {
   EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.b_g2_on_device = true}), g1 + 192ull * s.pk.b_g2.size());
   EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.fixed_base_h = true, .b_g2_on_device = true}),
             CudaBackend::resident_key_bytes(s.pk, true) + 192ull * s.pk.b_g2.size());
-  // pair_tables: ⌊n/2⌋ points of 96 bytes beside each of L, A and B_G1.
-  const std::uint64_t pairs = 96ull * (s.pk.l.size() / 2 + s.pk.a.size() / 2 + s.pk.b_g1.size() / 2);
-  EXPECT_EQ(CudaBackend::resident_key_bytes(s.pk, false, true), g1 + pairs);
-  EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.pair_tables = true}), g1 + pairs);
+  // batch_add_tables: ⌈n/2⌉ points of 96 bytes (pairs) or 11 per ⌈n/4⌉ (quads) beside each of
+  // L, A and B_G1.
+  const auto up = [](std::size_t n, std::size_t g) { return (n + g - 1) / g; };
+  const std::uint64_t pairs = 96ull * (up(s.pk.l.size(), 2) + up(s.pk.a.size(), 2) + up(s.pk.b_g1.size(), 2));
+  const std::uint64_t quads =
+      96ull * 11 * (up(s.pk.l.size(), 4) + up(s.pk.a.size(), 4) + up(s.pk.b_g1.size(), 4));
+  EXPECT_EQ(CudaBackend::resident_key_bytes(s.pk, false, 2), g1 + pairs);
+  EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.batch_add_group = 2}), g1 + pairs);
+  EXPECT_EQ(CudaBackend::resident_key_bytes(s.pk, false, 4), g1 + quads);
+  EXPECT_EQ(CudaBackend::resident_bytes(s.pk, {.batch_add_group = 4}), g1 + quads);
 }
 
 // ---------------------------------------------------------------- on a GPU
@@ -343,23 +349,26 @@ TEST_P(CudaBackendPhase, TailsBesideHGiveTheCpuBackendsSums) {
   }
 }
 
-// pair_tables = on (issue 24 item 3): the batch additions over the queries' pair tables give
-// the CPU backend's sums exactly, from the host's plans and, with sparse_products and prep_msm
-// on the device, from the device's (the second phase, which finds the tables made); after the
-// first phase the device holds at least the key with its tables (resident_key_bytes).
-TEST_P(CudaBackendPhase, PairTablesGiveTheCpuBackendsSums) {
+// batch_add_tables = pairs | quads (issue 24 item 3): the batch additions over the queries'
+// group tables give the CPU backend's sums exactly, from the host's plans and, with
+// sparse_products and prep_msm on the device, from the device's (the second phase, which finds
+// the tables made); after the first phase the device holds at least the key with its tables
+// (resident_key_bytes).
+TEST_P(CudaBackendPhase, GroupTablesGiveTheCpuBackendsSums) {
   REQUIRE_GPU();
   const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
   const Inputs in = inputs(s, 23);
+  for (const unsigned group : {2u, 4u})
   for (bool tails_beside_h : {false, true}) {
-    SCOPED_TRACE(tails_beside_h ? "tails_beside_h" : "batch additions after H");
-    CudaBackend cuda(1, 0, {.tails_beside_h = tails_beside_h, .pair_tables = true});
-    EXPECT_TRUE(cuda.pair_tables());
+    SCOPED_TRACE(std::string(tails_beside_h ? "tails_beside_h" : "batch additions after H") + ", groups of " +
+                 std::to_string(group));
+    CudaBackend cuda(1, 0, {.tails_beside_h = tails_beside_h, .batch_add_group = group});
+    EXPECT_EQ(cuda.batch_add_group(), group);
     auto buffers = cuda.stage(0, in.part, "test");
     expect_same_sums(cuda.run_gpu_phase(0, s.pk, *buffers, in.plan, [](trace::Stage, std::int64_t) {}), in.want);
     buffers.reset();
     const std::uint64_t resident = cuda.vram_used(0);
-    EXPECT_GE(resident, CudaBackend::resident_key_bytes(s.pk, false, true));
+    EXPECT_GE(resident, CudaBackend::resident_key_bytes(s.pk, false, group));
     const groth16::SynthesizedPartition part = groth16::defer_products(s.cs, in.part.witness);
     auto again = cuda.stage(0, part, "test");
     groth16::MsmPlan plan;

@@ -2,6 +2,7 @@
 // digits, chunk boundaries and the fix-up (tiny chunks force runs across many chunks), the
 // segmented bucket reduction, several window widths, the plan's shapes. No GPU needed; the
 // same phases on the device are gpu_msm_test.cpp's.
+#include <bit>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -311,9 +312,10 @@ TEST(GpuMsmSimulation, SumSelected) {
   EXPECT_TRUE(gpu::msm::simulate_sum_selected(bases, none).to_affine().is_infinity());
 }
 
-// Bases whose pairs are the special cases of the pair table: a point twice (doubling), a point
-// and its opposite (infinity), infinity beside a point and twice; the rest random; n odd.
-std::vector<G1Affine> pair_test_bases(std::size_t n, std::mt19937_64& rng) {
+// Bases whose groups are the special cases of a group table: a point twice (doubling), a point
+// and its opposite (infinity), infinity beside points and twice (pairs 0–4; groups of 4: P, P,
+// Q, −Q | ∞, R, S, ∞ | ∞, ∞, T, U); the rest random.
+std::vector<G1Affine> group_test_bases(std::size_t n, std::mt19937_64& rng) {
   auto bases = random_bases(n, rng);
   bases[1] = bases[0];
   bases[3] = -bases[2];
@@ -324,44 +326,82 @@ std::vector<G1Affine> pair_test_bases(std::size_t n, std::mt19937_64& rng) {
   return bases;
 }
 
-// The pair table: entry j = P_2j + P_2j+1 (core's addition), over more than one inversion batch
-// per thread and a last, short batch; the special pairs among them; the odd point has no entry.
-TEST(GpuMsmSimulation, PairTableHoldsPairSums) {
-  auto rng = test::test_rng();
-  const std::size_t n = 2 * (3 * gpu::msm::kInversionBatch + 5) + 1;
-  const auto bases = pair_test_bases(n, rng);
-  const auto table = gpu::msm::simulate_pair_table(bases);
-  ASSERT_EQ(table.size(), n / 2);
-  for (std::size_t j = 0; j < table.size(); ++j)
-    EXPECT_EQ(table[j], G1Jacobian::from_affine(bases[2 * j]).add_mixed(bases[2 * j + 1]).to_affine())
-        << "pair " << j << "; " << test::seed_note();
-  EXPECT_TRUE(table[1].is_infinity()) << "P + (−P)";
-  EXPECT_TRUE(table[4].is_infinity()) << "infinity twice";
+// The combinations of a group: the masks of two or more of 4 bits, upwards, and their ranks.
+TEST(GpuMsmSimulation, GroupCombinationsAreTheMasksOfTwoOrMoreBits) {
+  std::vector<std::uint32_t> masks;
+  for (std::uint32_t v = 0; v < 16; ++v)
+    if (std::popcount(v) >= 2) masks.push_back(v);
+  ASSERT_EQ(masks.size(), gpu::msm::group_entries(4));
+  EXPECT_EQ(gpu::msm::group_entries(2), 1u);
+  for (std::uint32_t r = 0; r < masks.size(); ++r) {
+    EXPECT_EQ(gpu::msm::combination_mask(r), masks[r]) << "rank " << r;
+    EXPECT_EQ(gpu::msm::combination_rank(masks[r]), r) << "mask " << masks[r];
+  }
+  EXPECT_EQ(gpu::msm::combination_mask(0), 3u) << "a pair's one entry is rank 0";
+  EXPECT_EQ(gpu::msm::group_table_entries(1, 4), 0u);
+  EXPECT_EQ(gpu::msm::group_table_entries(2, 4), 11u);
+  EXPECT_EQ(gpu::msm::group_table_entries(9, 4), 33u);
+  EXPECT_EQ(gpu::msm::group_table_entries(9, 2), 5u);
 }
 
-// The batch addition over the pair table equals the bit-by-bit sum: random words and the
-// special ones of SumSelected (empty, full, one top bit, bits past n), pairs with one, the
-// other or both bits over the special pairs, every share size; nothing selected is infinity.
-TEST(GpuMsmSimulation, SumSelectedPairs) {
+// A group table: entry q·E + r = the sum of group q's bases in combination r (core's addition),
+// over more than one inversion batch per thread and a last, short batch; the special groups
+// among them; a last group short of bases (those past n count as infinity).
+TEST(GpuMsmSimulation, GroupTableHoldsGroupSums) {
+  auto rng = test::test_rng();
+  for (const std::uint32_t g : {2u, 4u}) {
+    const std::uint32_t e = gpu::msm::group_entries(g);
+    const std::size_t n = g * (3 * gpu::msm::kInversionBatch + 5) + g - 1;
+    const auto bases = group_test_bases(n, rng);
+    const auto table = gpu::msm::simulate_group_table(bases, g);
+    ASSERT_EQ(table.size(), (n + g - 1) / g * e) << "group " << g;
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      const std::size_t q = i / e;
+      const std::uint32_t mask = gpu::msm::combination_mask(static_cast<std::uint32_t>(i % e));
+      auto expected = G1Jacobian::infinity();
+      for (std::uint32_t b = 0; b < g; ++b)
+        if (((mask >> b) & 1) && g * q + b < n) expected = expected.add_mixed(bases[g * q + b]);
+      EXPECT_EQ(table[i], expected.to_affine())
+          << "group " << g << " entry " << i << " (mask " << mask << "); " << test::seed_note();
+    }
+  }
+  const auto pairs = gpu::msm::simulate_group_table(group_test_bases(21, rng), 2);
+  EXPECT_TRUE(pairs[1].is_infinity()) << "P + (−P)";
+  EXPECT_TRUE(pairs[4].is_infinity()) << "infinity twice";
+  const auto quads = gpu::msm::simulate_group_table(group_test_bases(21, rng), 4);
+  EXPECT_TRUE(quads[gpu::msm::combination_rank(0b1100)].is_infinity()) << "Q + (−Q)";
+  EXPECT_TRUE(quads[11 + gpu::msm::combination_rank(0b1001)].is_infinity()) << "infinity twice";
+  EXPECT_TRUE(quads[22 + gpu::msm::combination_rank(0b0011)].is_infinity()) << "infinity twice";
+}
+
+// The batch addition over a group table equals the bit-by-bit sum: random words and the special
+// ones of SumSelected (empty, full, one top bit, bits past n), groups with each combination
+// over the special groups, every share size; nothing selected is infinity.
+TEST(GpuMsmSimulation, SumSelectedGrouped) {
   auto rng = test::test_rng();
   const std::size_t n = 401;
-  const auto bases = pair_test_bases(n, rng);
-  const auto table = gpu::msm::simulate_pair_table(bases);
+  const auto bases = group_test_bases(n, rng);
   std::vector<std::uint64_t> bitmap((n + 63) / 64);
   for (auto& w : bitmap) w = rng();
   bitmap[0] = (bitmap[0] & ~std::uint64_t{0x3ff}) | 0x1e7;  // pairs 0–4: both, one, both, none, both
+  // words 1, 2 and 3: empty, full, one top bit; word 4: every combination of 4 bits once
   bitmap[1] = 0;
   bitmap[2] = ~std::uint64_t{0};
   bitmap[3] = std::uint64_t{1} << 63;
+  bitmap[4] = 0xfedcba9876543210ull;
   bitmap.back() |= ~std::uint64_t{0} << (n % 64);
   auto expected = G1Jacobian::infinity();
   for (std::size_t i = 0; i < n; ++i)
     if ((bitmap[i / 64] >> (i % 64)) & 1) expected = expected.add_mixed(bases[i]);
-  for (std::uint32_t share : {0u, 1u, 5u, 31u, 32u, 33u, 1000u})
-    EXPECT_EQ(gpu::msm::simulate_sum_selected_pairs(bases, table, bitmap, share).to_affine(), expected.to_affine())
-        << "share " << share << "; " << test::seed_note();
   const std::vector<std::uint64_t> none(bitmap.size(), 0);
-  EXPECT_TRUE(gpu::msm::simulate_sum_selected_pairs(bases, table, none).to_affine().is_infinity());
+  for (const std::uint32_t g : {2u, 4u}) {
+    const auto table = gpu::msm::simulate_group_table(bases, g);
+    for (std::uint32_t share : {0u, 1u, 5u, 31u, 32u, 33u, 1000u})
+      EXPECT_EQ(gpu::msm::simulate_sum_selected_grouped(bases, table, g, bitmap, share).to_affine(),
+                expected.to_affine())
+          << "group " << g << " share " << share << "; " << test::seed_note();
+    EXPECT_TRUE(gpu::msm::simulate_sum_selected_grouped(bases, table, g, none).to_affine().is_infinity());
+  }
 }
 
 TEST(GpuMsmSimulation, BatchAddSharesCoverTheTotalInAtMost2To18Threads) {

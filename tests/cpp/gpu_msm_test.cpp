@@ -17,7 +17,7 @@
 #include "gpu/msm/fixed_base.hpp"
 #include "gpu/msm/msm_host.hpp"
 #include "gpu/msm/msm_simulator.hpp"
-#include "gpu/msm/pair_table.hpp"
+#include "gpu/msm/group_table.hpp"
 #include "gpu/msm/plan.hpp"
 #include "gpu_msm_test_util.hpp"
 #include "gpu_test_util.hpp"
@@ -269,10 +269,11 @@ TEST_F(GpuMsm, SumSelected) {
   }
 }
 
-// The pair table built on the device equals the simulator's (special pairs included), and the
-// batch addition over it equals core's sum of the selected bases: sizes (one point: no pairs,
-// odd, 2^20), densities 0 / 1 / 50 / 100 %; scratch goes back.
-TEST_F(GpuMsm, PairTableAndSumSelectedPairs) {
+// The group tables (pairs and groups of 4) built on the device equal the simulator's (special
+// groups included), and the batch addition over them equals core's sum of the selected bases:
+// sizes (one point: no groups, odd, a short last group, 2^20), densities 0 / 1 / 50 / 100 %;
+// scratch and tables go back.
+TEST_F(GpuMsm, GroupTablesAndSumSelectedGrouped) {
   auto rng = test::test_rng();
   gpu::msm::Msm engine(*alloc_);
   const std::uint64_t before = alloc_->in_use();
@@ -281,31 +282,38 @@ TEST_F(GpuMsm, PairTableAndSumSelectedPairs) {
     if (n >= 10) {
       bases[1] = bases[0];
       bases[3] = -bases[2];
-      bases[4] = bases[8] = bases[9] = G1Affine::infinity();
+      bases[4] = bases[7] = bases[8] = bases[9] = G1Affine::infinity();
     }
     gpu::msm::DeviceBases d(*alloc_, bases, stream_);
-    const gpu::msm::PairTable table(*alloc_, d.data(), n, stream_);
-    if (n <= 100001) {
-      std::vector<G1Affine> got(n / 2);
-      if (!got.empty())
-        gpu::check_cuda(cudaMemcpy(got.data(), table.data(), got.size() * sizeof(G1Affine), cudaMemcpyDeviceToHost),
-                        "cudaMemcpy(pair table)");
-      EXPECT_EQ(got, gpu::msm::simulate_pair_table(bases)) << "n " << n << "; " << test::seed_note();
-    }
-    for (int density : {0, 1, 50, 100}) {
-      std::vector<std::uint64_t> bitmap((n + 63) / 64, 0);
-      std::vector<G1Affine> chosen;
-      for (std::size_t i = 0; i < n; ++i)
-        if (static_cast<int>(rng() % 100) < density) {
-          bitmap[i / 64] |= std::uint64_t{1} << (i % 64);
-          chosen.push_back(bases[i]);
-        }
-      const auto expected =
-          prooflab::msm::msm<G1Curve>(chosen, std::vector<Scalar>(chosen.size(), small(1)), pool()).to_affine();
-      const auto got = gpu::msm::sum_selected(engine, d.data(), n, bitmap, stream_, "test", &table);
-      EXPECT_EQ(got.to_affine(), expected) << "n " << n << " density " << density << "%; " << test::seed_note();
+    for (const unsigned group : {2u, 4u}) {
+      const gpu::msm::GroupTable table(*alloc_, d.data(), n, group, stream_);
+      EXPECT_EQ(table.group(), group);
+      if (n <= 100001) {
+        std::vector<G1Affine> got(gpu::msm::GroupTable::entries(n, group));
+        if (!got.empty())
+          gpu::check_cuda(
+              cudaMemcpy(got.data(), table.data(), got.size() * sizeof(G1Affine), cudaMemcpyDeviceToHost),
+              "cudaMemcpy(group table)");
+        EXPECT_EQ(got, gpu::msm::simulate_group_table(bases, group))
+            << "n " << n << " group " << group << "; " << test::seed_note();
+      }
+      for (int density : {0, 1, 50, 100}) {
+        std::vector<std::uint64_t> bitmap((n + 63) / 64, 0);
+        std::vector<G1Affine> chosen;
+        for (std::size_t i = 0; i < n; ++i)
+          if (static_cast<int>(rng() % 100) < density) {
+            bitmap[i / 64] |= std::uint64_t{1} << (i % 64);
+            chosen.push_back(bases[i]);
+          }
+        const auto expected =
+            prooflab::msm::msm<G1Curve>(chosen, std::vector<Scalar>(chosen.size(), small(1)), pool()).to_affine();
+        const auto got = gpu::msm::sum_selected(engine, d.data(), n, bitmap, stream_, "test", &table);
+        EXPECT_EQ(got.to_affine(), expected)
+            << "n " << n << " group " << group << " density " << density << "%; " << test::seed_note();
+      }
     }
   }
+  EXPECT_THROW(gpu::msm::GroupTable::entries(8, 3), std::invalid_argument);
   EXPECT_EQ(alloc_->in_use(), before) << "scratch or table not returned";
 }
 

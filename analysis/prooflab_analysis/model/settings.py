@@ -138,9 +138,9 @@ UNMODELLED: dict[str, str] = {
                          "one after the other or side by side as it ran them",
     "tails_beside_h": "H, the batch additions and the tail MSMs are inside the calibration run's GPU "
                       "phase, one after the other or side by side as it ran them",
-    "pair_tables": "the batch additions are inside the calibration run's GPU phase, over pair tables or "
-                   "not as it ran them; the tables' one-time build (in the first phase of a key) is not "
-                   "simulated",
+    "batch_add_tables": "the batch additions are inside the calibration run's GPU phase, over the "
+                        "group tables (pairs, quads) or none as it ran them; the tables' one-time build "
+                        "(in the first phase of a key) is not simulated",
     "record": "the TIMELINE's cost is inside the calibration run's stage times",
     "cupti": "CUPTI's cost is inside the calibration run's stage times",
 }
