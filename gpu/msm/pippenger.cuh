@@ -308,14 +308,16 @@ PROOFLAB_HDI Bucket sum_selected_share(const typename Bucket::Affine* bases, con
     const int b = lowest_bit(bits);
     bits &= bits - 1;
     const std::size_t i = w * 64 + static_cast<std::size_t>(b);
+    // One addition site: a branch per source would run both additions one after the other
+    // wherever a warp's lanes differ (the first version did: 2.4 × the time of the pairs').
+    const typename Bucket::Affine* point = bases + i;
     if constexpr (kGroup > 1) {
       // b is a multiple of kGroup: the group's bits, one of them at least set
       const auto mask = static_cast<std::uint32_t>(raw >> b) & ((1u << kGroup) - 1);
-      if ((mask & (mask - 1)) == 0) acc.add_mixed(bases[i + static_cast<std::size_t>(lowest_bit(mask))]);
-      else acc.add_mixed(table[i / kGroup * group_entries(kGroup) + combination_rank(mask)]);
-    } else {
-      acc.add_mixed(bases[i]);
+      point = (mask & (mask - 1)) == 0 ? bases + i + static_cast<std::size_t>(lowest_bit(mask))
+                                       : table + (i / kGroup * group_entries(kGroup) + combination_rank(mask));
     }
+    acc.add_mixed(*point);
     --left;
   }
   return acc;
