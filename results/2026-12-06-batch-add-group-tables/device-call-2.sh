@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue 24 item 3, device call 2 (~6 min): the batch addition over group tables with one
+# addition site (fd33a1d; call 1's two sites diverged), and the tails' reductions at
+# min_segment 16 (build "seg16": seg16.diff, not committed), A/B'd in this call:
+#   gpu-phase at 2^24 and 2^22 with --batch-add-tables off / pairs / quads (build gt) and quads
+#   with seg16, twice in turn; the bench's batch_add rows; --check of quads (gt, 2^24) and of
+#   seg16 (2^22, 2^24). Carry: build-carry/group-tables.tar.xz (build-ab/gt, build-ab/seg16, build-ab/lib).
+set -u
+cd "$(dirname "$0")/../.."
+tar -xJf build-carry/group-tables.tar.xz
+export LD_LIBRARY_PATH=$PWD/build-ab/lib
+log() { echo "== $* $(date -u +%H:%M:%S)"; }
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,temperature.gpu,power.draw --format=csv > $OUT/machine.txt
+for b in gt seg16; do cp build-ab/$b/COMMIT $OUT/COMMIT-$b; done
+B=build-ab/gt
+log tests
+timeout 120 $B/gpu_msm_test --gtest_filter='*GroupTables*' > $OUT/gpu_msm_test.log 2>&1; echo "rc=$?" >> $OUT/gpu_msm_test.log
+timeout 150 $B/gpu_backend_test --gtest_filter='*GroupTables*' > $OUT/gpu_backend_test.log 2>&1; echo "rc=$?" >> $OUT/gpu_backend_test.log
+for t in msm backend; do grep -E "^\[  PASSED|^\[  FAILED|rc=" $OUT/gpu_${t}_test.log; done
+log bench
+timeout 150 $B/prooflab_gpu_bench --only msm --max-log 24 --quick --json $OUT/bench.json > $OUT/bench.log 2>&1
+grep -E "^batch_add" $OUT/bench.log | cut -c1-200
+OPTS="gpu-phase --circuit porep-like --pin-uploads --fixed-base-h --tails-beside-h --no-cupti"
+for round in 1 2; do
+  for v in off pairs quads seg16; do
+    b=gt; t=$v; [ $v = seg16 ] && { b=seg16; t=quads; }
+    log p24 $v $round
+    timeout 70 build-ab/$b/prooflab $OPTS --batch-add-tables $t --reps 5 --constraints 16777216 --out $OUT/p24-$v-$round > $OUT/p24-$v-$round.log 2>&1
+    grep -E "median of" $OUT/p24-$v-$round.log
+    log p22 $v $round
+    timeout 40 build-ab/$b/prooflab $OPTS --batch-add-tables $t --reps 7 --constraints 4194304 --out $OUT/p22-$v-$round > $OUT/p22-$v-$round.log 2>&1
+    grep -E "median of" $OUT/p22-$v-$round.log
+  done
+done
+log check
+timeout 40 build-ab/seg16/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 4194304 --check --out $OUT/c22-seg16 > $OUT/c22-seg16.log 2>&1
+timeout 100 build-ab/seg16/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 16777216 --check --out $OUT/c24-seg16 > $OUT/c24-seg16.log 2>&1
+grep -hE "check vs|median of" $OUT/c22-seg16.log $OUT/c24-seg16.log
+log done
+cd $OUT && tar -cf all.tar --exclude=all.tar . && find . -mindepth 1 ! -name all.tar -delete
