@@ -58,8 +58,10 @@ ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const 
 struct ScalarPiece {
   std::size_t first = 0, len = 0;
 };
-// Host scalars are uploaded whole below this many points (the copy of 2^18 is ~0.15 ms).
-constexpr std::size_t kMinPiecedPoints = std::size_t{1} << 18;
+// Host scalars are uploaded whole below this many points: at 2^20 (a 0.6 ms copy) three pieces
+// cost 0.1–0.2 ms more than they hid (results/2026-12-05-msm-pieces-fused-products-h200, H100);
+// at 2^24 they hid 9 of its 9.7 ms.
+constexpr std::size_t kMinPiecedPoints = std::size_t{1} << 21;
 // The pieces n > 0 points' scalars go up in (MsmOptions::scalar_pieces; 0: planned: one below
 // kMinPiecedPoints, else 3). The first is n/16, whose copy is the part left exposed, the others
 // split the rest equally: each is copied while the previous one is worked on, and the work

@@ -250,7 +250,7 @@ TEST(GpuMsmSimulation, ScalarPiecesAddIntoTheSameBuckets) {
         << "fixed-base, " << pieces << " pieces; " << test::seed_note();
 }
 
-// The pieces cover [0, n) in order without gaps or empty pieces: planned (one below 2^18, else
+// The pieces cover [0, n) in order without gaps or empty pieces: planned (one below 2^21, else
 // the first n/16 and the rest in two), asked for, and more pieces than points.
 TEST(GpuMsmSimulation, ScalarPiecesPlan) {
   using gpu::msm::plan_scalar_pieces;
@@ -265,7 +265,8 @@ TEST(GpuMsmSimulation, ScalarPiecesPlan) {
     EXPECT_EQ(at, n) << n << " points, " << pieces << " pieces";
     return v;
   };
-  EXPECT_EQ(covers((std::size_t{1} << 18) - 1, 0).size(), 1u);
+  EXPECT_EQ(covers((std::size_t{1} << 21) - 1, 0).size(), 1u);
+  EXPECT_EQ(covers(std::size_t{1} << 21, 0).size(), 3u);
   const std::size_t big = std::size_t{1} << 24;
   const auto planned = covers(big, 0);
   ASSERT_EQ(planned.size(), 3u);

@@ -194,8 +194,8 @@ TEST_F(GpuMsm, FixedBaseTableAndMsm) {
 }
 
 // Host scalars in pieces (run_host_scalars, run_fixed_base_host_scalars), pageable and pinned:
-// the sums equal core/msm for one piece (uploaded first), the planned pieces (three at 2^18 and
-// above), several, and one point per piece; a repeated scalar puts entries of one bucket in
+// the sums equal core/msm for one piece (uploaded first), the planned pieces (one below 2^21:
+// ScalarPiecesPlan), several, and one point per piece; a repeated scalar puts entries of one bucket in
 // every piece; the shape counts the pieces; scratch goes back; a wrong piece count is refused
 // before anything is copied; the scratch estimate covers the allocator's peak.
 TEST_F(GpuMsm, HostScalarsInPiecesEqualCore) {
@@ -222,7 +222,7 @@ TEST_F(GpuMsm, HostScalarsInPiecesEqualCore) {
       const auto got = engine.run_host_scalars(d.data(), h, n, stream_, {.scalar_pieces = pieces}, "test", &shape);
       EXPECT_EQ(gpu::msm::to_jacobian(got).to_affine(), expected) << where << ", " << pieces << " pieces; "
                                                                  << test::seed_note();
-      EXPECT_EQ(shape.pieces, pieces == 0 ? 3u : pieces);
+      EXPECT_EQ(shape.pieces, pieces == 0 ? gpu::msm::plan_scalar_pieces(n, 0).size() : pieces);
       EXPECT_LE(alloc_->peak() - resident, shape.scratch_bytes) << pieces << " pieces";
       const auto fixed = engine.run_fixed_base_host_scalars(table, h, stream_, {.scalar_pieces = pieces});
       EXPECT_EQ(gpu::msm::to_jacobian(fixed).to_affine(), expected) << where << ", fixed-base, " << pieces
