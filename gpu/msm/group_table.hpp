@@ -3,8 +3,8 @@
 // of every combination of two or more of them (group_table.cuh: 1 entry per pair, 11 per group
 // of 4), built once on the device from the resident bases. Msm::sum_selected_grouped then walks
 // the bitmap g bits at a time and adds one point per group with any bit set: at a density d,
-// 1 − (1 − d)^g additions per group instead of g·d (pairs −23 %, groups of 4 −48 % on the
-// porep-like witness), for E/g of the query's memory more (pairs 0.5 ×, groups of 4 2.75 ×:
+// 1 − (1 − d)^g additions per group instead of g·d (pairs −24…−26 %, groups of 4 −52 % on
+// the porep-like witness), for E/g of the query's memory more (pairs 0.5 ×, groups of 4 2.75 ×:
 // 0.8 / 4.4 GB at 2^24). docs/gpu.md, "Group tables". C++17.
 #pragma once
 

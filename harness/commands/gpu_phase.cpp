@@ -182,10 +182,9 @@ void add_gpu_phase_command(CLI::App& app) {
     describe_plan("A", plan.a, pk.a.size());
     describe_plan("B_G1", plan.b_g1, pk.b_g1.size());
 
-    const auto& table_names = engine::EnumNames<engine::BatchAddTables>::names;
-    const auto tables = static_cast<engine::BatchAddTables>(
-        std::find(table_names.begin(), table_names.end(), o->batch_add_tables) - table_names.begin());
-    const unsigned group = engine::batch_add_group(tables);
+    engine::EngineConfig knobs;  // the value parsed as the engine parses it (checked above)
+    knobs.set("batch_add_tables", o->batch_add_tables);
+    const unsigned group = engine::batch_add_group(knobs.batch_add_tables);
     const gpu::engine::CudaBackend::Options options{.fixed_base_h = o->fixed_base_h,
                                                     .overlap_batch_add = o->overlap_batch_add,
                                                     .tails_beside_h = o->tails_beside_h,
