@@ -3,7 +3,8 @@
 # addition site (fd33a1d; call 1's two sites diverged), and the tails' reductions at
 # min_segment 16 (build "seg16": seg16.diff, not committed), A/B'd in this call:
 #   gpu-phase at 2^24 and 2^22 with --batch-add-tables off / pairs / quads (build gt) and quads
-#   with seg16, twice in turn; the bench's batch_add rows; --check of quads (gt, 2^24) and of
+#   with seg16 and with fold36 (fold36.diff: the fixed-base window from the measured reduction
+#   cost, c = 22 at 2^24 and 20 at 2^22 instead of 24 and 22), twice in turn; the bench's batch_add rows; --check of quads (gt, 2^24) and of
 #   seg16 (2^22, 2^24). Carry: build-carry/group-tables.tar.xz (build-ab/gt, build-ab/seg16, build-ab/lib).
 set -u
 cd "$(dirname "$0")/../.."
@@ -13,7 +14,7 @@ FINAL=$OUT; OUT=$FINAL/w; mkdir -p $OUT  # packed into all.tar after every step:
 pack() { tar -cf $FINAL/all.tar -C $OUT .; }
 log() { pack 2>/dev/null; echo "== $* $(date -u +%H:%M:%S)"; }
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,temperature.gpu,power.draw --format=csv > $OUT/machine.txt
-for b in gt seg16; do cp build-ab/$b/COMMIT $OUT/COMMIT-$b; done
+for b in gt seg16 fold36; do cp build-ab/$b/COMMIT $OUT/COMMIT-$b; done
 B=build-ab/gt
 # QUICK=1 (a short call): no device tests (call 1 ran them on the two-site version; the bench and
 # the 2^22 --check still compare sums) and no 2^24 --check.
@@ -28,8 +29,8 @@ timeout 150 $B/prooflab_gpu_bench --only msm --max-log 24 --quick --json $OUT/be
 grep -E "^batch_add" $OUT/bench.log | cut -c1-200
 OPTS="gpu-phase --circuit porep-like --pin-uploads --fixed-base-h --tails-beside-h --no-cupti"
 for round in ${ROUNDS:-1 2}; do
-  for v in off pairs quads seg16; do
-    b=gt; t=$v; [ $v = seg16 ] && { b=seg16; t=quads; }
+  for v in off pairs quads seg16 fold36; do
+    b=gt; t=$v; case $v in seg16|fold36) b=$v; t=quads;; esac
     log p24 $v $round
     timeout 70 build-ab/$b/prooflab $OPTS --batch-add-tables $t --reps 5 --constraints 16777216 --out $OUT/p24-$v-$round > $OUT/p24-$v-$round.log 2>&1
     grep -E "median of" $OUT/p24-$v-$round.log
@@ -41,6 +42,8 @@ done
 log check
 timeout 40 build-ab/seg16/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 4194304 --check --out $OUT/c22-seg16 > $OUT/c22-seg16.log 2>&1
 [ -z "${QUICK:-}" ] && timeout 100 build-ab/seg16/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 16777216 --check --out $OUT/c24-seg16 > $OUT/c24-seg16.log 2>&1
-grep -hE "check vs|median of" $OUT/c22-seg16.log $OUT/c24-seg16.log
+timeout 40 build-ab/fold36/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 4194304 --check --out $OUT/c22-fold36 > $OUT/c22-fold36.log 2>&1
+[ -z "${QUICK:-}" ] && timeout 100 build-ab/fold36/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 16777216 --check --out $OUT/c24-fold36 > $OUT/c24-fold36.log 2>&1
+grep -hE "check vs|median of" $OUT/c22-*.log $OUT/c24-*.log
 log done
 pack && rm -rf $OUT
