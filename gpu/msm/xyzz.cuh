@@ -151,14 +151,25 @@ struct alignas(16) XyzzPoint {
     x = x3;
   }
 
-  // k·this for a small non-negative k (bucket-reduction offsets), double-and-add from the top.
+  // k·this for a small non-negative k (bucket-reduction offsets), double-and-add from k's top
+  // bit: lo < 2^(c−1) takes c − 2 doublings, not 32 (the tails at c = 16: 14).
   PROOFLAB_HDI XyzzPoint times(std::uint32_t k) const {
-    XyzzPoint acc = infinity();
-    for (int bit = 31; bit >= 0; --bit) {
+    if (k == 0) return infinity();
+    XyzzPoint acc = *this;
+    for (int bit = top_bit(k) - 1; bit >= 0; --bit) {
       acc = acc.dbl();
       if ((k >> bit) & 1u) acc.add(*this);
     }
     return acc;
+  }
+
+ private:
+  PROOFLAB_HDI static int top_bit(std::uint32_t k) {  // k > 0
+#if defined(__CUDA_ARCH__)
+    return 31 - __clz(static_cast<int>(k));
+#else
+    return 31 - __builtin_clz(k);
+#endif
   }
 };
 

@@ -56,6 +56,25 @@ TEST(GpuMsmSimulation, ReductionSegmentsOfAnyLength) {
     }
 }
 
+// times(k), the reduction's (lo − 1)·R, starts at k's top bit: every bit length up to 32, the
+// powers of two and their neighbours, 0 and random k, against core's k·P.
+TEST(GpuMsmSimulation, TimesStartsAtTheTopBit) {
+  auto rng = test::test_rng();
+  const auto bases = random_bases(2, rng);
+  std::vector<std::uint32_t> ks = {0, 0xffffffffu};
+  for (unsigned b = 0; b < 32; ++b)
+    for (std::uint32_t d : {0u, 1u, 0xffffffffu}) ks.push_back((1u << b) + d);
+  for (int i = 0; i < 16; ++i) ks.push_back(static_cast<std::uint32_t>(rng()));
+  for (const auto& base : bases) {
+    const auto p = gpu::msm::Xyzz32::from_affine(*reinterpret_cast<const gpu::msm::Affine32*>(&base));
+    for (std::uint32_t k : ks) {
+      const auto got = p.times(k);
+      const auto core = gpu::msm::xyzz_from_raw<G1Curve>(*reinterpret_cast<const gpu::msm::G1XyzzRaw*>(&got));
+      EXPECT_EQ(core.to_affine(), cpu_msm({base}, {Scalar{k, 0, 0, 0}})) << "k " << k << "; " << test::seed_note();
+    }
+  }
+}
+
 TEST(GpuMsmSimulation, RandomInputsSeveralWindowsAndChunks) {
   auto rng = test::test_rng();
   for (std::size_t n : {1, 2, 7, 64}) {
