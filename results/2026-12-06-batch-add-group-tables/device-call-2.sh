@@ -28,22 +28,30 @@ log bench
 timeout 150 $B/prooflab_gpu_bench --only msm --max-log 24 --quick --json $OUT/bench.json > $OUT/bench.log 2>&1
 grep -E "^batch_add" $OUT/bench.log | cut -c1-200
 OPTS="gpu-phase --circuit porep-like --pin-uploads --fixed-base-h --tails-beside-h --no-cupti"
-for round in ${ROUNDS:-1 2}; do
+phase_round() {  # $1: the round
   for v in off pairs quads seg16 fold36; do
     b=gt; t=$v; case $v in seg16|fold36) b=$v; t=quads;; esac
-    log p24 $v $round
-    timeout 70 build-ab/$b/prooflab $OPTS --batch-add-tables $t --reps 5 --constraints 16777216 --out $OUT/p24-$v-$round > $OUT/p24-$v-$round.log 2>&1
-    grep -E "median of" $OUT/p24-$v-$round.log
-    log p22 $v $round
-    timeout 40 build-ab/$b/prooflab $OPTS --batch-add-tables $t --reps 7 --constraints 4194304 --out $OUT/p22-$v-$round > $OUT/p22-$v-$round.log 2>&1
-    grep -E "median of" $OUT/p22-$v-$round.log
+    log p24 $v $1
+    timeout 70 build-ab/$b/prooflab $OPTS --batch-add-tables $t --reps 5 --constraints 16777216 --out $OUT/p24-$v-$1 > $OUT/p24-$v-$1.log 2>&1
+    grep -E "median of" $OUT/p24-$v-$1.log
+    log p22 $v $1
+    timeout 40 build-ab/$b/prooflab $OPTS --batch-add-tables $t --reps 7 --constraints 4194304 --out $OUT/p22-$v-$1 > $OUT/p22-$v-$1.log 2>&1
+    grep -E "median of" $OUT/p22-$v-$1.log
   done
-done
-log check
-timeout 40 build-ab/seg16/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 4194304 --check --out $OUT/c22-seg16 > $OUT/c22-seg16.log 2>&1
-[ -z "${QUICK:-}" ] && timeout 100 build-ab/seg16/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 16777216 --check --out $OUT/c24-seg16 > $OUT/c24-seg16.log 2>&1
-timeout 40 build-ab/fold36/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 4194304 --check --out $OUT/c22-fold36 > $OUT/c22-fold36.log 2>&1
-[ -z "${QUICK:-}" ] && timeout 100 build-ab/fold36/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints 16777216 --check --out $OUT/c24-fold36 > $OUT/c24-fold36.log 2>&1
-grep -hE "check vs|median of" $OUT/c22-*.log $OUT/c24-*.log
+}
+check() {  # $1: build, $2: constraints, $3: guard (s); quads, the sums against the CPU backend's
+  log check $1 $2
+  timeout $3 build-ab/$1/prooflab $OPTS --batch-add-tables quads --reps 1 --constraints $2 --check --out $OUT/c$2-$1 > $OUT/c$2-$1.log 2>&1
+  grep -hE "check vs|median of" $OUT/c$2-$1.log
+}
+# The 2^22 checks right after the first round: a call cut short keeps them.
+phase_round 1
+check seg16 4194304 40
+check fold36 4194304 40
+[ "${ROUNDS:-1 2}" = "1 2" ] && phase_round 2
+if [ -z "${QUICK:-}" ]; then
+  check seg16 16777216 100
+  check fold36 16777216 100
+fi
 log done
 pack && rm -rf $OUT
