@@ -143,7 +143,7 @@ BatchRunOutcome run_batch_to_directory(const engine::EngineConfig& cfg, const Ba
   engine::check_config_for_circuit(cfg, cs);  // e.g. a host budget below one partition: no run directory
   const auto dir = opts.param_dir.empty() ? default_param_dir() : opts.param_dir;
   const auto params =
-      load_or_generate_params(dir, cfg.circuit, cfg.constraints, cs, setup_pool, true, std::nullopt);
+      load_or_generate_params(dir, cfg.circuit, cfg.constraints, cs, setup_pool, true, std::nullopt, cfg.h_basis);
   // The backend may hold on to the key (resident copies, page-locked host vectors): it goes
   // before the parameters do, on every path out of here.
   struct ReleaseBackendFirst {

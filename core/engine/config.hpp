@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/groth16/h_basis.hpp"
+
 namespace prooflab::engine {
 
 // The engine's enum knobs. Each enum's value names (what `set` accepts and to_json writes)
@@ -50,6 +52,12 @@ struct EnumNames<Placement> {
 template <>
 struct EnumNames<BatchAddTables> {
   static constexpr std::array<std::string_view, 3> names = {"off", "pairs", "quads"};
+};
+
+template <>
+struct EnumNames<groth16::HBasis> {
+  static constexpr std::array<std::string_view, 2> names = {
+      groth16::h_basis_name(groth16::HBasis::kMonomial), groth16::h_basis_name(groth16::HBasis::kCosetLagrange)};
 };
 
 // The bases per group of a batch addition's table: 1 (none), 2 or 4.
@@ -108,6 +116,7 @@ struct EngineConfig {
   bool overlap_batch_add = false;  // the batch additions beside the tail MSMs (CUDA)
   bool tails_beside_h = false;     // the batch additions and tail MSMs beside H (CUDA)
   BatchAddTables batch_add_tables = BatchAddTables::kOff;  // the batch additions' tables (CUDA)
+  groth16::HBasis h_basis = groth16::HBasis::kMonomial;  // the key's H query basis (setup)
   bool record = true;                 // write the TIMELINE (off: measure its cost)
   bool cupti = true;                  // CUDA backend: CUPTI activity + NVTX ranges into cupti.csv
 

@@ -572,7 +572,8 @@ class Engine {
       if (cfg_.verify) reason = verify_job_proofs(in_.pk.vk, proofs, inputs);
       if (in_.run_dir && reason.empty())
         reason = write_job_proofs(in_.run_dir->proofs_dir(), seq,
-                                  {cfg_.circuit, cfg_.constraints, shape_hash_, std::move(proofs), std::move(inputs)});
+                                  {cfg_.circuit, cfg_.constraints, shape_hash_, std::move(proofs), std::move(inputs),
+                                   in_.pk.h_basis});
     }
     rep.ok = reason.empty() && !failed;
     rep.reason = reason;

@@ -241,6 +241,13 @@ std::vector<Knob> make_table() {
           "P_2j+1, half a query's memory each) or quads (the 11 sums of two or more of 4 bases, 2.75x a "
           "query's memory each); one addition per group with any scalar one",
           "none: supraseal adds every base whose scalar is one", nullptr),
+      enum_knob<&C::h_basis>(
+          "h_basis",
+          "the basis of the key's H query (core/groth16/h_basis.hpp), chosen at setup: monomial "
+          "(tau^i Z(tau)/delta, the prover's seventh transform turns h back into coefficients) or "
+          "coset (the Lagrange basis of the coset the prover evaluates on: the MSM takes a*b - c "
+          "there, six transforms; a parameter file of its own)",
+          "none: the Filecoin parameters' H query is monomial (bellperson)", nullptr),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,
                 "backend cuda: CUPTI activity and NVTX stage ranges into cupti.csv",

@@ -8,6 +8,7 @@
 
 #include "core/curve/g1.hpp"
 #include "core/curve/g2.hpp"
+#include "core/groth16/h_basis.hpp"
 
 namespace prooflab::groth16 {
 
@@ -23,7 +24,8 @@ struct VerifyingKey {
 
 struct ProvingKey {
   VerifyingKey vk;
-  std::vector<G1Affine> h;     // τ^i·Z(τ)/δ·g1, i = 0..m-2
+  HBasis h_basis = HBasis::kMonomial;
+  std::vector<G1Affine> h;     // kMonomial: τ^i·Z(τ)/δ·g1, i = 0..m-2; kCosetLagrange: m points
   std::vector<G1Affine> l;     // (β·a_k + α·b_k + c_k)/δ·g1 for every aux variable
   std::vector<G1Affine> a;     // a_k(τ)·g1 for inputs, then dense aux variables
   std::vector<G1Affine> b_g1;  // b_k(τ)·g1 for dense inputs, then dense aux variables

@@ -19,6 +19,7 @@ namespace {
 constexpr char kMagic[8] = {'P', 'L', 'A', 'B', 'G', '1', '6', '\0'};
 constexpr char kCurve[16] = "BLS12-381";
 constexpr std::size_t kSections = kParamSections;
+constexpr std::size_t kHSection = 2;
 using Header = ParamFileHeader;
 using SectionEntry = ParamFileSection;
 
@@ -80,13 +81,18 @@ void check_sections(const std::filesystem::path& path, const Header& h, std::siz
                      std::to_string(e.point_bytes) + " bytes from byte " + std::to_string(e.offset) +
                      " but the file has " + std::to_string(file_size));
     next = e.offset + e.count * e.point_bytes;  // <= file_size: cannot overflow
+    const std::uint32_t max_basis = s == kHSection ? static_cast<std::uint32_t>(HBasis::kCosetLagrange) : 0;
+    if (e.basis > max_basis)
+      fail(path, "section " + name + " has basis tag " + std::to_string(e.basis) +
+                     (s == kHSection ? ", expected 0 (monomial) or 1 (coset Lagrange)" : ", expected 0"));
   }
   if (next != file_size)
     fail(path, "size mismatch: sections end at byte " + std::to_string(next) +
                    " but the file has " + std::to_string(file_size) + " bytes");
 
   // The counts the header's circuit sizes imply (see keys.hpp): IC one per input, L one per
-  // aux variable, H domain - 1, A every input and some aux, B_G1 and B_G2 the same subset.
+  // aux variable, H domain - 1 (monomial) or domain (coset Lagrange), A every input and some
+  // aux, B_G1 and B_G2 the same subset.
   auto count_of = [&](std::size_t s) { return h.sections[s].count; };
   auto expect = [&](std::size_t s, bool ok, const std::string& should) {
     if (!ok)
@@ -103,7 +109,10 @@ void check_sections(const std::filesystem::path& path, const Header& h, std::siz
                    " is not a circuit (at least one input, a power-of-two domain)");
   expect(0, count_of(0) == 1, "1");
   expect(1, count_of(1) == h.num_inputs, std::to_string(h.num_inputs));
-  expect(2, count_of(2) == h.domain_size - 1, std::to_string(h.domain_size - 1));
+  const auto h_basis = static_cast<HBasis>(h.sections[kHSection].basis);
+  const std::uint64_t h_count = h_query_size(h_basis, h.domain_size);
+  expect(kHSection, count_of(kHSection) == h_count,
+         std::to_string(h_count) + std::string(" (the ") + h_basis_name(h_basis) + " basis)");
   expect(3, count_of(3) == h.num_aux, std::to_string(h.num_aux));
   expect(4, count_of(4) >= h.num_inputs && count_of(4) <= vars,
          "from " + std::to_string(h.num_inputs) + " to " + std::to_string(vars));
@@ -228,6 +237,7 @@ bool write_param_file(const std::filesystem::path& path, const CircuitShape& sha
     e.offset = offsets[s];
     e.count = counts[s];
     e.point_bytes = kParamPointBytes[s];
+    e.basis = s == kHSection ? static_cast<std::uint32_t>(pk.h_basis) : 0;
   }
   h.body_checksum = checksum64(body.data(), body.size());
   h.header_checksum =
@@ -273,6 +283,7 @@ ProvingKey read_param_bytes(std::span<const std::uint8_t> f, const std::filesyst
   auto g1 = [&](std::span<const std::uint8_t, 96> b) { return curve::g1_from_uncompressed(b, skip); };
   auto g2 = [&](std::span<const std::uint8_t, 192> b) { return curve::g2_from_uncompressed(b, skip); };
   ProvingKey pk;
+  pk.h_basis = static_cast<HBasis>(h.sections[kHSection].basis);
   try {
     const std::uint8_t* vkb = f.data() + h.sections[0].offset;
     pk.vk.alpha_g1 = g1(std::span<const std::uint8_t, 96>(vkb, 96));

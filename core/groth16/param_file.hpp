@@ -56,7 +56,7 @@ struct ParamFileSection {
   std::uint64_t offset;  // from the start of the file
   std::uint64_t count;   // entries
   std::uint32_t point_bytes;
-  std::uint32_t reserved;
+  std::uint32_t basis;  // H: the query's HBasis (0 monomial, 1 coset Lagrange; keys.hpp); 0 elsewhere
 };
 
 struct ParamFileHeader {

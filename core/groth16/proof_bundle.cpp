@@ -52,6 +52,7 @@ void write_proof_bundle(const fs::path& dir, const ProofBundle& b) {
   j["circuit"] = b.circuit;
   j["constraints"] = b.constraints;
   j["shape_hash"] = b.shape_hash;
+  if (b.h_basis != HBasis::kMonomial) j["h_basis"] = h_basis_name(b.h_basis);
   j["partitions"] = b.proofs.size();
   j["public_inputs"] = nlohmann::json::array();
   for (const auto& list : b.public_inputs) {
@@ -95,6 +96,16 @@ void read_inputs_json(const fs::path& file, ProofBundle& b) {
     const auto& v = member(key);
     if (!v.is_number_unsigned()) fail(std::string("key '") + key + "' must be an unsigned integer");
     *slot = v.get<std::uint64_t>();
+  }
+  if (j.contains("h_basis")) {
+    const auto& basis = j["h_basis"];
+    const auto is = [&](HBasis h) { return basis.is_string() && basis.get<std::string>() == h_basis_name(h); };
+    if (is(HBasis::kMonomial))
+      b.h_basis = HBasis::kMonomial;
+    else if (is(HBasis::kCosetLagrange))
+      b.h_basis = HBasis::kCosetLagrange;
+    else
+      fail("key 'h_basis' must be \"monomial\" or \"coset\"");
   }
   const auto& lists = member("public_inputs");
   if (!lists.is_array()) fail("key 'public_inputs' must be an array (one list per partition)");

@@ -1,7 +1,7 @@
 // What `prooflab prove` writes and `prooflab verify` reads: DIR/proof.bin (the partitions'
 // 192-byte proofs back to back, the reference's layout) and DIR/public_inputs.json (the
-// circuit, its size, the shape hash of the key, and each partition's public inputs as
-// canonical big-endian hex).
+// circuit, its size, the shape hash of the key, its H basis when not monomial, and each
+// partition's public inputs as canonical big-endian hex).
 #pragma once
 
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/field/fr.hpp"
+#include "core/groth16/h_basis.hpp"
 #include "core/groth16/proof.hpp"
 
 namespace prooflab::groth16 {
@@ -19,6 +20,9 @@ struct ProofBundle {
   std::uint64_t shape_hash = 0;
   std::vector<Proof> proofs;                 // one per partition
   std::vector<std::vector<field::Fr>> public_inputs;  // one list per partition (without ONE)
+  // The key's H basis, so that verify loads the parameter file the proofs were made with;
+  // written only for a coset key ("h_basis": "coset"), absent means monomial.
+  HBasis h_basis = HBasis::kMonomial;
 };
 
 // Each file is written whole or not at all; throws io::FileWriteError naming the file.

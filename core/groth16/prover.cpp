@@ -147,9 +147,11 @@ QueryVariables query_variables(const ProvingKey& pk, const r1cs::R1cs& cs) {
   return out;
 }
 
-// The prover's instantiation of compute_h.hpp's quotient, compiled once here.
+// The prover's instantiations of compute_h.hpp's quotient (both H bases), compiled once here.
 template std::vector<msm::Scalar> compute_h<Fr>(std::vector<Fr>&, std::vector<Fr>&,
                                                 std::vector<Fr>&, parallel::ThreadPool&);
+template std::vector<msm::Scalar> compute_h_on_coset<Fr>(std::vector<Fr>&, std::vector<Fr>&,
+                                                         std::vector<Fr>&, parallel::ThreadPool&);
 
 template <class Curve>
 curve::Jacobian<Curve> query_sum(const std::vector<curve::Affine<Curve>>& bases,
@@ -172,12 +174,13 @@ GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const M
   std::vector<msm::Scalar> h;
   {
     Stopwatch sw(field_of(times, &StageTimes::ntt_h_s));
-    h = compute_h(part.a, part.b, part.c, pool);
+    h = pk.h_basis == HBasis::kCosetLagrange ? compute_h_on_coset(part.a, part.b, part.c, pool)
+                                             : compute_h(part.a, part.b, part.c, pool);
   }
   {
     Stopwatch sw(field_of(times, &StageTimes::msm_h_s));
     if (h.size() != pk.h.size())
-      throw std::runtime_error("msm_h: " + std::to_string(h.size()) + " coefficients for " +
+      throw std::runtime_error("msm_h: " + std::to_string(h.size()) + " scalars for " +
                                std::to_string(pk.h.size()) + " H bases");
     sums.h = msm::msm<curve::G1Curve>(pk.h, h, pool);
   }

@@ -159,6 +159,42 @@ QueryScalars<F> query_scalars(const r1cs::R1cs& cs, const BasicQapAtTau<F>& qap,
   return q;
 }
 
+// The H query in the coset's Lagrange basis (keys.hpp, HBasis::kCosetLagrange): for the
+// coset points x_j = g·ω^j (g = coset_shift, j < m), ℓ_j = L_j(τ)·Z(τ)/(δ·Z(g)) with
+// L_j(τ) = x_j·(τ^m − g^m)/(m·g^m·(τ − x_j)), Z(g) = g^m − 1 (Z is constant on the coset).
+// Then Σ_j e_j·ℓ_j = h(τ)·Z(τ)/δ for e_j = (a·b − c)(x_j), h's m values there being e_j/Z(g).
+// Throws std::invalid_argument when τ lies on the coset.
+template <class F>
+std::vector<F> coset_lagrange_h_scalars(const poly::BasicEvaluationDomain<F>& domain, const F& tau,
+                                        const F& delta, parallel::ThreadPool& pool) {
+  const std::size_t m = domain.size();
+  const F g = poly::BasicEvaluationDomain<F>::coset_shift();
+  const F g_m = g.pow(field::BigInt<1>{m});
+  const F tau_m_minus_g_m = tau.pow(field::BigInt<1>{m}) - g_m;
+  if (tau_m_minus_g_m.is_zero())
+    throw std::invalid_argument("setup: tau lies on the coset g*H (tau^m = g^m)");
+  // x_j and the denominators τ − x_j, batch-inverted with one inversion per chunk.
+  std::vector<F> out(m);
+  const F scale = tau_m_minus_g_m * domain.vanishing_at(tau) *
+                  (F::from_u64(m) * g_m * (g_m - F::one()) * delta).inverse();
+  pool.parallel_for(m, 4096, [&](std::size_t begin, std::size_t end) {
+    std::vector<F> x(end - begin), prefix(end - begin);
+    F xj = g * domain.omega().pow(field::BigInt<1>{begin}), acc = F::one();
+    for (std::size_t j = begin; j < end; ++j) {
+      x[j - begin] = xj;
+      prefix[j - begin] = acc;
+      acc *= tau - xj;
+      xj *= domain.omega();
+    }
+    F inv = acc.inverse();
+    for (std::size_t j = end; j-- > begin;) {
+      out[j] = scale * x[j - begin] * inv * prefix[j - begin];
+      inv *= tau - x[j - begin];
+    }
+  });
+  return out;
+}
+
 extern template QapAtTau evaluate_qap_at<field::Fr>(const r1cs::R1cs&,
                                                     const poly::EvaluationDomain&, const field::Fr&,
                                                     parallel::ThreadPool&,

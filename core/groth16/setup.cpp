@@ -71,7 +71,7 @@ void check_key_fits(const ProvingKey& pk, const r1cs::R1cs& cs) {
   const std::size_t b = cs.b_input_density.count() + cs.b_aux_density.count();
   const std::size_t domain = qap_domain_size(cs);
   const std::pair<const char*, std::pair<std::size_t, std::size_t>> sizes[] = {
-      {"IC", {pk.vk.ic.size(), cs.num_inputs}}, {"H", {pk.h.size(), domain - 1}},
+      {"IC", {pk.vk.ic.size(), cs.num_inputs}}, {"H", {pk.h.size(), h_query_size(pk.h_basis, domain)}},
       {"L", {pk.l.size(), cs.num_aux}},         {"A", {pk.a.size(), a}},
       {"B_G1", {pk.b_g1.size(), b}},            {"B_G2", {pk.b_g2.size(), b}}};
   for (const auto& [name, have_need] : sizes)
@@ -82,18 +82,20 @@ void check_key_fits(const ProvingKey& pk, const r1cs::R1cs& cs) {
 }
 
 ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
-                               parallel::ThreadPool& pool, SetupStats* stats) {
+                               parallel::ThreadPool& pool, SetupStats* stats, HBasis h_basis) {
   auto t0 = std::chrono::steady_clock::now();
   const poly::EvaluationDomain domain(qap_log_domain_size(cs));
   const QapAtTau qap = evaluate_qap_at(cs, domain, tw.tau, pool);
   // Scalars of every query, then one fixed-base pass per group.
-  const QueryScalars<Fr> q =
+  QueryScalars<Fr> q =
       query_scalars(cs, qap, domain.size(), tw.alpha, tw.beta, tw.gamma, tw.delta, tw.tau);
+  if (h_basis == HBasis::kCosetLagrange) q.h = coset_lagrange_h_scalars(domain, tw.tau, tw.delta, pool);
   if (stats) stats->qap_seconds = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
   const curve::FixedBaseTable<curve::G1Curve> g1(curve::g1_generator());
   ProvingKey pk;
+  pk.h_basis = h_basis;
   pk.vk.alpha_g1 = g1.mul(tw.alpha).to_affine();
   pk.vk.beta_g1 = g1.mul(tw.beta).to_affine();
   pk.vk.delta_g1 = g1.mul(tw.delta).to_affine();

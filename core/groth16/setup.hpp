@@ -46,7 +46,9 @@ CircuitShape circuit_shape(const r1cs::R1cs& cs);
 // prover never indexes past the end of one.
 void check_key_fits(const ProvingKey& pk, const r1cs::R1cs& cs);
 
+// h_basis: the H query's basis (keys.hpp); the other queries do not depend on it.
 ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
-                               parallel::ThreadPool& pool, SetupStats* stats = nullptr);
+                               parallel::ThreadPool& pool, SetupStats* stats = nullptr,
+                               HBasis h_basis = HBasis::kMonomial);
 
 }  // namespace prooflab::groth16

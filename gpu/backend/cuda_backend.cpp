@@ -672,9 +672,9 @@ std::uint64_t CudaBackend::partition_bytes(std::size_t n, const Options& options
   // H: one n-element scratch per concurrent chain when the transform takes several passes.
   const bool multi_pass = ntt::plan_shapes(log2_exact(n), ntt::PlanOptions{}).size() > 1;
   const std::uint64_t h_scratch = multi_pass ? 3 * kFrBytes * n : 0;
-  // MSM of H: its scalars are h in a's memory, its bases resident.
-  const std::uint64_t msm_h =
-      fixed_base_h ? msm::fixed_base_scratch_bytes(n - 1) : msm::scratch_bytes(n - 1);
+  // MSM of H: its scalars are h in a's memory, its bases resident (n - 1 of them, or n for a
+  // coset-Lagrange key: the larger).
+  const std::uint64_t msm_h = fixed_base_h ? msm::fixed_base_scratch_bytes(n) : msm::scratch_bytes(n);
   // Batch additions: over the largest query (≤ n bases).
   const std::uint64_t batch_add = batch_add_bytes(n);
   // A tail chunk: its base positions and scalars uploaded, and the MSM's scratch (with a
@@ -815,8 +815,11 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
                                 std::to_string(buf.device()) + ", phase on device " +
                                 std::to_string(device));
   const std::size_t n = buf.size();
-  if (pk.h.size() != n - 1)
-    throw std::runtime_error("msm_h: " + std::to_string(n - 1) + " coefficients for " +
+  const bool coset_h = pk.h_basis == groth16::HBasis::kCosetLagrange;
+  const std::size_t h_count = groth16::h_query_size(pk.h_basis, n);
+  if (pk.h.size() != h_count)
+    throw std::runtime_error("msm_h: " + std::to_string(h_count) + " scalars (" +
+                             groth16::h_basis_name(pk.h_basis) + " basis) for " +
                              std::to_string(pk.h.size()) + " H bases");
   DeviceScope scope(device);
   groth16::GpuPhaseSums sums;
@@ -952,15 +955,17 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
         buf.witness.reset();
         buf.matrices.reset();
       }
-      lane->h->compute(buf.a.get(), buf.b.get(), buf.c.get(), dom, lane->stream);
-      // a[0, n-1) holds h as canonical scalars (msm::Scalar layout); Msm::run synchronises.
+      lane->h->compute(buf.a.get(), buf.b.get(), buf.c.get(), dom, lane->stream,
+                       {.coset_values = coset_h});
+      // a[0, h_count) holds H's scalars, canonical (msm::Scalar layout): n - 1 coefficients,
+      // or a coset-Lagrange key's n values at the coset points. Msm::run synchronises.
       const auto* h_scalars = reinterpret_cast<const std::uint32_t*>(buf.a.get());
       sums.h = msm::to_jacobian(
           key->streamed
               ? lane->msm->run_streamed(reinterpret_cast<const msm::G1AffineRaw*>(pk.h.data()),
-                                        h_scalars, n - 1, batch, lane->stream, {}, "msm_h")
+                                        h_scalars, h_count, batch, lane->stream, {}, "msm_h")
           : key->h_table ? lane->msm->run_fixed_base(*key->h_table, h_scalars, lane->stream, {}, "msm_h")
-                         : lane->msm->run(key->h->data(), h_scalars, n - 1, lane->stream, {}, "msm_h"));
+                         : lane->msm->run(key->h->data(), h_scalars, h_count, lane->stream, {}, "msm_h"));
       h_end = std::chrono::steady_clock::now();
       if (on_substage) on_substage(trace::Stage::kNttH, micros_between(t0, h_end));
     } catch (...) {
@@ -1009,7 +1014,8 @@ curve::G2Jacobian CudaBackend::run_b_g2_msm(int device, const groth16::ProvingKe
   } else if (q.ones.size() * 64 < pk.b_g2.size())
     throw std::invalid_argument("b_g2_msm: a bitmap of " + std::to_string(q.ones.size()) +
                                 " words for " + std::to_string(pk.b_g2.size()) + " G2 bases");
-  const std::size_t n = pk.h.size() + 1;  // the domain: H has n - 1 bases
+  // The domain: H has n - 1 bases (monomial) or n (coset Lagrange).
+  const std::size_t n = pk.h.size() + (pk.h_basis == groth16::HBasis::kCosetLagrange ? 0 : 1);
   DeviceScope scope(device);
   try {
     const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n), options_);

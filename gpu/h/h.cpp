@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "gpu/cuda_check.hpp"
+#include "gpu/h/coset_values_kernel.hpp"
 #include "gpu/ntt/ntt_kernel.hpp"
 
 namespace prooflab::gpu::ntt {
@@ -60,6 +61,10 @@ void HComputer::compute(Fr32* a, Fr32* b, Fr32* c, const Domain& d, cudaStream_t
       check_cuda(cudaEventRecord(joined_[i], side_[i]), "cudaEventRecord(h join)");
       check_cuda(cudaStreamWaitEvent(stream, joined_[i], 0), "cudaStreamWaitEvent(h join)");
     }
+  }
+  if (opt.coset_values) {
+    launch_h_coset_values(a, b, c, a, d.size(), opt.canonical_output, stream);
+    return;
   }
   // (a·b - c) on load, inverse coset NTT, Z(g)^-1 on store; b is dead after the first pass
   // reads it, so it serves as the work buffer.

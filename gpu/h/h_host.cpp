@@ -47,8 +47,8 @@ std::vector<msm::Scalar> compute_h_from_host(const std::vector<::prooflab::field
   upload(c, dc.get(), stream);
   HComputer hc(alloc);
   hc.compute(da.get(), db.get(), dc.get(), d, stream, opt);
-  std::vector<msm::Scalar> h(n - 1);
-  check_cuda(cudaMemcpyAsync(h.data(), da.get(), (n - 1) * sizeof(Fr32), cudaMemcpyDeviceToHost,
+  std::vector<msm::Scalar> h(opt.coset_values ? n : n - 1);
+  check_cuda(cudaMemcpyAsync(h.data(), da.get(), h.size() * sizeof(Fr32), cudaMemcpyDeviceToHost,
                              stream),
              "cudaMemcpyAsync(h download)");
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(h download)");

@@ -74,9 +74,10 @@ std::string short_kernel_name(std::string s) {
 }
 
 groth16::ProvingKey synthetic_key(const r1cs::R1cs& cs, std::size_t domain, std::uint64_t seed,
-                                  parallel::ThreadPool& pool) {
+                                  groth16::HBasis h_basis, parallel::ThreadPool& pool) {
   groth16::ProvingKey pk;
-  pk.h.resize(domain - 1);
+  pk.h_basis = h_basis;
+  pk.h.resize(groth16::h_query_size(h_basis, domain));
   pk.l.resize(cs.num_aux);
   pk.a.resize(cs.num_inputs + cs.a_aux_density.count());
   pk.b_g1.resize(cs.b_input_density.count() + cs.b_aux_density.count());
@@ -104,6 +105,7 @@ void add_gpu_phase_command(CLI::App& app) {
     bool check = false, cupti = true, pin_uploads = false, fixed_base_h = false, overlap_batch_add = false,
          tails_beside_h = false;
     std::string batch_add_tables = "off";
+    std::string h_basis = "monomial";
     std::uint64_t seed = 1;
     std::string vram_limit = "0";
   };
@@ -134,6 +136,11 @@ void add_gpu_phase_command(CLI::App& app) {
                   "bases built in the warm-up (the engine's batch_add_tables)")
       ->capture_default_str()
       ->check(config_key_check("batch_add_tables"));
+  cmd->add_option("--h-basis", o->h_basis,
+                  "monomial | coset: the synthetic key's H query (the engine's h_basis; coset: six "
+                  "transforms, the MSM over the n coset values)")
+      ->capture_default_str()
+      ->check(config_key_check("h_basis"));
   cmd->add_option("--seed", o->seed, "seed of the witness and the synthetic key")->capture_default_str();
   cmd->add_option("--vram-limit", o->vram_limit,
                   "device memory budget (e.g. 8GiB; 0 = the device's); a key that does not fit "
@@ -166,11 +173,14 @@ void add_gpu_phase_command(CLI::App& app) {
     const std::size_t domain = part0.a.size();
     const double synth_s = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    const auto pk = synthetic_key(cs, domain, o->seed * 7919, pool);
+    engine::EngineConfig knobs;  // the values parsed as the engine parses them (checked above)
+    knobs.set("batch_add_tables", o->batch_add_tables);
+    knobs.set("h_basis", o->h_basis);
+    const auto pk = synthetic_key(cs, domain, o->seed * 7919, knobs.h_basis, pool);
     const auto plan = groth16::prep_msm(pk, cs, part0.witness);
-    std::printf("gpu-phase: domain 2^%d; witness + a, b, c in %.1f s; synthetic key (%zu H, %zu L, "
+    std::printf("gpu-phase: domain 2^%d; witness + a, b, c in %.1f s; synthetic key (%zu H (%s), %zu L, "
                 "%zu A, %zu B_G1 points) and prep_msm in %.1f s\n",
-                std::countr_zero(domain), synth_s, pk.h.size(), pk.l.size(), pk.a.size(),
+                std::countr_zero(domain), synth_s, pk.h.size(), o->h_basis.c_str(), pk.l.size(), pk.a.size(),
                 pk.b_g1.size(), seconds_since(t0));
     const auto describe_plan = [](const char* q, const auto& p, std::size_t total) {
       std::printf("  %-5s %9zu bases: %5.1f %% zero, %5.1f %% one (batch add), %5.1f %% tail (MSM)\n",
@@ -182,8 +192,6 @@ void add_gpu_phase_command(CLI::App& app) {
     describe_plan("A", plan.a, pk.a.size());
     describe_plan("B_G1", plan.b_g1, pk.b_g1.size());
 
-    engine::EngineConfig knobs;  // the value parsed as the engine parses it (checked above)
-    knobs.set("batch_add_tables", o->batch_add_tables);
     const unsigned group = engine::batch_add_group(knobs.batch_add_tables);
     const gpu::engine::CudaBackend::Options options{.fixed_base_h = o->fixed_base_h,
                                                     .overlap_batch_add = o->overlap_batch_add,
@@ -248,6 +256,7 @@ void add_gpu_phase_command(CLI::App& app) {
     out["overlap_batch_add"] = o->overlap_batch_add;
     out["tails_beside_h"] = o->tails_beside_h;
     out["batch_add_tables"] = o->batch_add_tables;
+    out["h_basis"] = o->h_basis;
     out["pinned_bytes"] = pinned ? pinned->bytes() : 0;
     out["vram_budget"] = backend.vram_budget(0);
     out["stage_ms_median"] = median(stage_ms);

@@ -30,7 +30,7 @@ void add_verify_command(CLI::App& app) {
                                " at " + std::to_string(bundle.constraints) + " constraints");
     const auto dir = param_dir->empty() ? default_param_dir() : std::filesystem::path(*param_dir);
     const auto params = load_or_generate_params(dir, bundle.circuit, bundle.constraints, cs, pool,
-                                                false, std::nullopt);
+                                                false, std::nullopt, bundle.h_basis);
     std::size_t bad = 0;
     for (std::size_t p = 0; p < bundle.proofs.size(); ++p) {
       const auto r = groth16::verify(params.pk.vk, bundle.proofs[p], bundle.public_inputs[p]);

@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
   // Written out by hand from the config before the table (core/engine/config.cpp at e88e7aa),
   // with the new knobs b_g2_msm, sparse_products, prep_msm, pin_uploads, fixed_base_h and
-  // overlap_batch_add, tails_beside_h, batch_add_tables.
+  // overlap_batch_add, tails_beside_h, batch_add_tables, h_basis.
   const nlohmann::json expected = {{"circuit", "porep-like"},
                                    {"constraints", 4096},
                                    {"partitions", 10},
@@ -71,6 +71,7 @@ TEST(EngineKnobs, DefaultsJsonIsWhatRunJsonRecorded) {
                                    {"overlap_batch_add", false},
                                    {"tails_beside_h", false},
                                    {"batch_add_tables", "off"},
+                                   {"h_basis", "monomial"},
                                    {"record", true},
                                    {"cupti", true}};
   EXPECT_EQ(EngineConfig{}.to_json(), expected);
@@ -184,8 +185,8 @@ TEST(EngineKnobs, EveryEnumValueRoundTrips) {
     }
   }
   // circuit 4, backend 2, lock_policy 3, dealloc_policy 3, finalize 2, b_g2_msm 2,
-  // sparse_products 2, prep_msm 2, batch_add_tables 3.
-  EXPECT_EQ(values, 23);
+  // sparse_products 2, prep_msm 2, batch_add_tables 3, h_basis 2.
+  EXPECT_EQ(values, 25);
   EngineConfig c;
   c.set("lock_policy", "two_lock");
   c.set("dealloc_policy", "serialized");

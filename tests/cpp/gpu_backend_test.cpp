@@ -320,6 +320,29 @@ TEST_P(CudaBackendPhase, FixedBaseHGivesTheCpuBackendsSums) {
   EXPECT_EQ(cuda.vram_used(0), resident);
 }
 
+// h_basis = coset (issue 24 item 3): a key from the same toxic waste with its H query in the
+// coset's Lagrange basis; the six-transform H on the device, plain and fixed-base, gives the
+// same sums as the CPU backend with that key and the same H sum as the monomial key's.
+TEST_P(CudaBackendPhase, CosetLagrangeHGivesTheCpuBackendsSums) {
+  REQUIRE_GPU();
+  const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
+  const groth16::ProvingKey coset = groth16::generate_parameters(
+      s.cs, groth16::ToxicWaste::generate(GetParam().constraints + 7), pool(), nullptr,
+      groth16::HBasis::kCosetLagrange);
+  const Inputs mono = inputs(s, 23);
+  const groth16::MsmPlan plan = groth16::prep_msm(coset, s.cs, mono.part.witness);
+  engine::CpuBackend cpu(1, 0, 0);
+  auto cpu_buffers = cpu.stage(0, mono.part, "test");
+  const auto want = cpu.run_gpu_phase(0, coset, *cpu_buffers, plan, [](trace::Stage, std::int64_t) {});
+  expect_same(want.h, mono.want.h, "the coset key's H on the CPU, against the monomial key's,");
+  for (bool fixed_base : {false, true}) {
+    SCOPED_TRACE(fixed_base ? "fixed_base_h" : "plain");
+    CudaBackend cuda(1, 0, {.fixed_base_h = fixed_base});
+    auto buffers = cuda.stage(0, mono.part, "test");
+    expect_same_sums(cuda.run_gpu_phase(0, coset, *buffers, plan, [](trace::Stage, std::int64_t) {}), want);
+  }
+}
+
 // overlap_batch_add = on (issue 24 item 3): the batch additions on their own stream beside the
 // tails give the CPU backend's sums exactly; the sub-stages still come as ntt_h, batch_add,
 // tail_msm and tile the call (their durations add up to no more than its wall time); the

@@ -22,6 +22,7 @@
 #include "gpu/memory/device_allocator.hpp"
 #include "gpu/ntt/cost.hpp"
 #include "gpu/ntt/domain.hpp"
+#include "gpu/h/coset_values.cuh"
 #include "gpu/h/h.hpp"
 #include "gpu/h/h_host.hpp"
 #include "gpu/ntt/ntt.hpp"
@@ -129,9 +130,10 @@ std::vector<Fr> simulate(Transform kind, const std::vector<Fr>& v, unsigned log_
 }
 
 // Groth16's H as the device runs it (gpu/h: a, b, c each to the coset and back, then a·b - c
-// through the final inverse), on the host simulator; returns the n coefficients' array.
+// through the final inverse, or with coset_values element-wise as coset_values.cuh computes it),
+// on the host simulator; returns the n elements' array.
 std::vector<Fr32> simulate_h(const gntt::TablesView& t, const std::vector<Fr>& a, const std::vector<Fr>& b,
-                             const std::vector<Fr>& c, const PlanOptions& plan) {
+                             const std::vector<Fr>& c, const PlanOptions& plan, bool coset_values = false) {
   auto da = as_dev(a), db = as_dev(b), dc = as_dev(c);
   std::vector<Fr32> work(a.size());
   for (auto* x : {&da, &db, &dc}) {
@@ -139,6 +141,10 @@ std::vector<Fr32> simulate_h(const gntt::TablesView& t, const std::vector<Fr>& a
                                             {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
     gntt::simulate_passes(gntt::make_passes(gntt::forward_spec(t), t,
                                             {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
+  }
+  if (coset_values) {
+    for (std::size_t i = 0; i < da.size(); ++i) da[i] = gntt::h_coset_value(da[i], db[i], dc[i], true);
+    return da;
   }
   gntt::simulate_passes(gntt::make_passes(gntt::h_final_spec(t, true), t,
                                           {da.data(), db.data(), dc.data(), db.data(), da.data()}, plan));
@@ -321,6 +327,32 @@ TEST(GpuNttSimulation, ComputeHMatchesCpu) {
   }
 }
 
+// The six-transform H of a coset-Lagrange key (HOptions::coset_values): core's compute_h_on_coset,
+// all n values, bit for bit.
+TEST(GpuNttSimulation, ComputeHOnCosetMatchesCpu) {
+  for (unsigned log_n : {1u, 4u, 10u, 12u}) {
+    for (const auto& plan : {PlanOptions{}, PlanOptions{5, 4, {}}}) {
+      const std::size_t n = std::size_t{1} << log_n;
+      auto a = random_vector(n, 7), b = random_vector(n, 8), c = random_vector(n, 9);
+      const auto tables = gntt::build_tables(log_n);
+      const auto h = simulate_h(tables.view(tables.data.data()), a, b, c, plan, true);
+      const auto expect = prooflab::groth16::compute_h_on_coset(a, b, c, pool());
+      ASSERT_EQ(expect.size(), n);
+      EXPECT_EQ(0, std::memcmp(h.data(), expect.data(), n * sizeof(Fr32)))
+          << "2^" << log_n << " " << plan_name(plan);
+    }
+  }
+  // Montgomery output: the value times R.
+  const auto x = as_dev(random_vector(64, 10));
+  for (std::size_t i = 0; i + 2 < x.size(); ++i) {
+    const Fr32 mont = gntt::h_coset_value(x[i], x[i + 1], x[i + 2], false);
+    const Fr32 canon = gntt::h_coset_value(x[i], x[i + 1], x[i + 2], true);
+    const auto want = as_cpu({mont})[0].to_canonical();
+    static_assert(sizeof(want) == sizeof(Fr32));
+    EXPECT_EQ(0, std::memcmp(&canon, &want, sizeof(Fr32))) << i;
+  }
+}
+
 TEST(GpuNttSimulation, PlansRejectOptionsTheKernelCannotRun) {
   EXPECT_THROW(gntt::plan_shapes(0, {}), std::invalid_argument);
   EXPECT_THROW(gntt::plan_shapes(28, {}), std::invalid_argument);
@@ -495,6 +527,36 @@ TEST_P(GpuNtt, ComputeHMatchesCpu) {
   std::size_t bad = 0;
   for (std::size_t i = 0; i + 1 < n(); ++i) bad += got[i] != Fr::from_canonical(expect[i]);
   EXPECT_EQ(bad, 0u) << "Montgomery-form h";
+}
+
+// The six-transform H of a coset-Lagrange key: core's compute_h_on_coset, canonical (three
+// streams and one) and in Montgomery form.
+TEST_P(GpuNtt, ComputeHOnCosetMatchesCpu) {
+  if (log_n() >= 27) GTEST_SKIP() << "covered at 2^10..2^24";
+  const auto a = random_vector(n(), 4), b = random_vector(n(), 5), c = random_vector(n(), 6);
+  auto ca = a, cb = b, cc = c;
+  const auto expect = prooflab::groth16::compute_h_on_coset(ca, cb, cc, pool());
+  ASSERT_EQ(expect.size(), n());
+  for (bool concurrent : {true, false}) {
+    gntt::HOptions opt;
+    opt.concurrent = concurrent;
+    opt.coset_values = true;
+    const auto h = gntt::compute_h_from_host(a, b, c, *alloc_, stream_, opt);
+    ASSERT_EQ(h.size(), expect.size());
+    EXPECT_TRUE(h == expect) << (concurrent ? "three streams" : "one stream");
+  }
+  const gntt::Domain dom(log_n(), *alloc_, stream_);
+  auto da = buffer(), db = buffer(), dc = buffer();
+  put(da.get(), a), put(db.get(), b), put(dc.get(), c);
+  gntt::HComputer hc(*alloc_);
+  gntt::HOptions opt;
+  opt.canonical_output = false;
+  opt.coset_values = true;
+  hc.compute(da.get(), db.get(), dc.get(), dom, stream_, opt);
+  const auto got = get(da.get());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n(); ++i) bad += got[i] != Fr::from_canonical(expect[i]);
+  EXPECT_EQ(bad, 0u) << "Montgomery-form coset values";
 }
 
 TEST_P(GpuNtt, ComputeHOfZerosIsZero) {

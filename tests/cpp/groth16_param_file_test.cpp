@@ -92,6 +92,20 @@ TEST(ParamFile, RoundTrip) {
   fs::remove(p);
 }
 
+// A key whose H query is in the coset's Lagrange basis (m points) keeps its basis through the file.
+TEST(ParamFile, RoundTripOfACosetLagrangeKey) {
+  auto f = make_fixture();
+  f.pk.h_basis = groth16::HBasis::kCosetLagrange;
+  f.pk.h.push_back(f.pk.h.front());
+  const auto p = temp_file("roundtrip_coset");
+  groth16::write_param_file(p, f.shape, f.pk);
+  parallel::ThreadPool pool(2);
+  const auto back = groth16::read_param_file(p, pool, &f.shape);
+  EXPECT_EQ(back.h_basis, groth16::HBasis::kCosetLagrange);
+  EXPECT_EQ(back, f.pk);
+  fs::remove(p);
+}
+
 TEST(ParamFile, RefusesBadFiles) {
   const auto f = make_fixture();
   const auto p = temp_file("bad");
@@ -180,6 +194,12 @@ TEST(ParamFile, RefusesCraftedSectionTablesBehindValidChecksums) {
       {"domain 0", [](auto& h) { h.domain_size = 0; }, "is not a circuit"},
       {"aux near 2^64", [](auto& h) { h.num_aux = ~0ull - 1; }, "is not a circuit"},
       {"section renamed", [](auto& h) { std::memcpy(h.sections[3].name, "X", 2); }, "section 3 is not L"},
+      // The H section's basis tag: 7 points are the monomial count for domain 8, not the coset's.
+      {"H tagged coset", [](auto& h) { h.sections[2].basis = 1; },
+       "section H holds 7 entries, but the header's circuit (inputs=3 aux=5 domain=8) needs 8 (the coset basis)"},
+      {"H basis tag 2", [](auto& h) { h.sections[2].basis = 2; },
+       "section H has basis tag 2, expected 0 (monomial) or 1 (coset Lagrange)"},
+      {"L basis tag 1", [](auto& h) { h.sections[3].basis = 1; }, "section L has basis tag 1, expected 0"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);

@@ -219,6 +219,40 @@ TEST(Groth16ToyKat, ComputeHIsTheReferenceQuotient) {
   }
 }
 
+// The coset-Lagrange H query (core/groth16/h_basis.hpp): the sum of compute_h_on_coset's values
+// times coset_lagrange_h_scalars is REFERENCE.md's Σ h_i·τ^i·Z(τ)/δ (computed here from kH), and
+// each ℓ_j is L_j(τ)·Z(τ)/(δ·Z(g)) with L_j(τ) from its product form Π_{k≠j} (τ − x_k)/(x_j − x_k).
+TEST(Groth16ToyKat, CosetLagrangeHGivesTheReferenceSum) {
+  parallel::ThreadPool pool(1);
+  const XorDemo demo = make_xor_demo();
+  const ToyDomain d = kat_domain(demo.cs);
+  const auto rows = r1cs::evaluate_all(demo.cs, demo.witness, pool, nullptr, d.size());
+  auto a = toy_from_small_fr(rows.a), b = toy_from_small_fr(rows.b), c = toy_from_small_fr(rows.c);
+  const auto values = groth16::compute_h_on_coset(a, b, c, pool);
+  const auto ell = groth16::coset_lagrange_h_scalars(d, toy(kTau), toy(kDelta), pool);
+  ASSERT_EQ(values.size(), 8u);
+  ASSERT_EQ(ell.size(), 8u);
+  const ToyField z_tau = toy(kTau).pow(std::uint64_t{8}) - ToyField::one();
+  ToyField expect = ToyField::zero(), got = ToyField::zero();
+  for (std::uint64_t i = 0; i < kH.size(); ++i) expect += toy(kH[i]) * toy(kTau).pow(i);
+  expect *= z_tau * toy(kDelta).inverse();
+  for (std::size_t j = 0; j < 8; ++j) got += toy(values[j][0]) * ell[j];
+  EXPECT_EQ(value(got), value(expect));
+
+  const ToyField g = ToyDomain::coset_shift();
+  const ToyField z_g = g.pow(std::uint64_t{8}) - ToyField::one();
+  std::vector<ToyField> x(8);
+  for (std::uint64_t j = 0; j < 8; ++j) x[j] = g * toy(kOmega8).pow(j);
+  for (std::size_t j = 0; j < 8; ++j) {
+    ToyField l = ToyField::one();
+    for (std::size_t k = 0; k < 8; ++k)
+      if (k != j) l *= (toy(kTau) - x[k]) * (x[j] - x[k]).inverse();
+    EXPECT_EQ(value(ell[j]), value(l * z_tau * (toy(kDelta) * z_g).inverse())) << j;
+  }
+  // τ on the coset has no such basis.
+  EXPECT_THROW(groth16::coset_lagrange_h_scalars(d, x[3], toy(kDelta), pool), std::invalid_argument);
+}
+
 TEST(Groth16ToyKat, QueryScalarsAreTheReferenceSrs) {
   parallel::ThreadPool pool(1);
   const XorDemo demo = make_xor_demo();
