@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Issue 24 item 3, one device call (~7 min): h_basis = coset (88c4c89: six transforms, the MSM
+# over the n coset values) A/B'd against the monomial key in the GPU phase at 2^24 and 2^22, with
+# the one-site group tables (fd33a1d, never measured: off / pairs / quads) and fold36 (the
+# fixed-base window from the reduction's measured cost) in the same rounds, twice in turn; the
+# device tests first; --check of coset + quads (gt and fold36) at 2^22 and, time allowing, 2^24.
+# Carry: build-carry/coset-h.tar.xz (stage.sh).
+set -u
+cd "$(dirname "$0")/../.."
+tar -xJf build-carry/coset-h.tar.xz
+export LD_LIBRARY_PATH=$PWD/build-ab/lib
+FINAL=$OUT; OUT=$FINAL/w; mkdir -p $OUT  # packed into all.tar after every step: a call cut short keeps what ran
+pack() { tar -cf $FINAL/all.tar -C $OUT .; }
+log() { pack 2>/dev/null; echo "== $* $(date -u +%H:%M:%S) t=${SECONDS}s"; }
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,temperature.gpu,power.draw --format=csv > $OUT/machine.txt
+for b in gt fold36; do cp build-ab/$b/COMMIT $OUT/COMMIT-$b; done
+B=build-ab/gt
+log tests
+timeout 150 $B/gpu_ntt_test --gtest_filter='*ComputeHOnCoset*:*/GpuNtt.ComputeHMatchesCpu/*' > $OUT/gpu_ntt_test.log 2>&1; echo "rc=$?" >> $OUT/gpu_ntt_test.log
+timeout 150 $B/gpu_backend_test --gtest_filter='*CosetLagrange*:*GroupTables*' > $OUT/gpu_backend_test.log 2>&1; echo "rc=$?" >> $OUT/gpu_backend_test.log
+timeout 90 $B/gpu_msm_test --gtest_filter='*GroupTables*' > $OUT/gpu_msm_test.log 2>&1; echo "rc=$?" >> $OUT/gpu_msm_test.log
+for t in ntt backend msm; do grep -E "^\[  PASSED|^\[  FAILED|rc=" $OUT/gpu_${t}_test.log; done
+OPTS="gpu-phase --circuit porep-like --pin-uploads --fixed-base-h --tails-beside-h --no-cupti"
+phase_round() {  # $1: the round
+  for v in off pairs quads coset coset36; do
+    b=gt; t=$v; h=monomial
+    case $v in coset) t=quads; h=coset;; coset36) b=fold36; t=quads; h=coset;; esac
+    log p24 $v $1
+    timeout 70 build-ab/$b/prooflab $OPTS --batch-add-tables $t --h-basis $h --reps 5 --constraints 16777216 --out $OUT/p24-$v-$1 > $OUT/p24-$v-$1.log 2>&1
+    grep -E "median of" $OUT/p24-$v-$1.log
+    log p22 $v $1
+    timeout 40 build-ab/$b/prooflab $OPTS --batch-add-tables $t --h-basis $h --reps 7 --constraints 4194304 --out $OUT/p22-$v-$1 > $OUT/p22-$v-$1.log 2>&1
+    grep -E "median of" $OUT/p22-$v-$1.log
+  done
+}
+check() {  # $1: build, $2: constraints, $3: guard (s); coset + quads, the sums against the CPU backend's
+  log check $1 $2
+  timeout $3 build-ab/$1/prooflab $OPTS --batch-add-tables quads --h-basis coset --reps 1 --constraints $2 --check --out $OUT/c$2-$1 > $OUT/c$2-$1.log 2>&1
+  grep -hE "check vs|median of" $OUT/c$2-$1.log
+}
+phase_round 1
+check gt 4194304 40
+check fold36 4194304 40
+phase_round 2
+[ $SECONDS -lt 450 ] && check gt 16777216 100
+log done
+pack && rm -rf $OUT
