@@ -56,8 +56,9 @@ struct EnumNames<BatchAddTables> {
 
 template <>
 struct EnumNames<groth16::HBasis> {
-  static constexpr std::array<std::string_view, 2> names = {
-      groth16::h_basis_name(groth16::HBasis::kMonomial), groth16::h_basis_name(groth16::HBasis::kCosetLagrange)};
+  static constexpr std::array<std::string_view, 3> names = {
+      groth16::h_basis_name(groth16::HBasis::kMonomial), groth16::h_basis_name(groth16::HBasis::kCosetLagrange),
+      groth16::h_basis_name(groth16::HBasis::kCosetFoldedC)};
 };
 
 // The bases per group of a batch addition's table: 1 (none), 2 or 4.

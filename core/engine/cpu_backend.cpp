@@ -52,6 +52,7 @@ std::unique_ptr<DeviceBuffers> CpuBackend::stage(int device, const groth16::Synt
   buffers->data.a = part.a;  // the upload: a real copy through memory
   buffers->data.b = part.b;
   buffers->data.c = part.c;
+  buffers->data.witness.input = part.witness.input;  // a key that folds C in takes the inputs' share
   return buffers;
 }
 

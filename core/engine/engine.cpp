@@ -242,7 +242,8 @@ class Engine {
     // nothing to slow here.
     part.synth = cfg_.sparse_products == Placement::kGpu
                      ? groth16::defer_products(in_.cs, std::move(witness))
-                     : groth16::synthesize(in_.cs, std::move(witness), pool, throttle_.hook());
+                     : groth16::synthesize(in_.cs, std::move(witness), pool, throttle_.hook(),
+                                           !groth16::folds_c(in_.pk.h_basis));
     part.row.abc_bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);
     part.row.aux_bytes = buffer_bytes(part.synth.witness.input) + buffer_bytes(part.synth.witness.aux);
     part.memory.charge(part.row.abc_bytes + part.row.aux_bytes);

@@ -41,24 +41,28 @@ std::vector<field::BigInt<F::kLimbs>> compute_h(std::vector<F>& a, std::vector<F
   return h;
 }
 
-// The scalars of the H MSM over a coset-Lagrange H query (keys.hpp, HBasis::kCosetLagrange):
-// (a·b − c) at the m coset points, canonical; the key's points carry the 1/Z(g). Six of
-// compute_h's seven transforms. Consumes a, b, c as compute_h does.
+// The scalars of the H MSM over a coset H query (h_basis.hpp): (a·b − c) at the m coset points,
+// canonical; the key's points carry the 1/Z(g). Six of compute_h's seven transforms. With c
+// empty (HBasis::kCosetFoldedC: C's share is in the key) a·b, four transforms. Consumes a, b, c
+// as compute_h does.
 template <class F>
 std::vector<field::BigInt<F::kLimbs>> compute_h_on_coset(std::vector<F>& a, std::vector<F>& b,
                                                          std::vector<F>& c,
                                                          parallel::ThreadPool& pool) {
   const poly::BasicEvaluationDomain<F> d = poly::BasicEvaluationDomain<F>::at_least(a.size());
-  if (a.size() != d.size() || b.size() != d.size() || c.size() != d.size())
-    throw std::invalid_argument("compute_h_on_coset: a, b, c must be padded to the domain size " +
-                                std::to_string(d.size()));
+  const bool with_c = !c.empty();
+  if (a.size() != d.size() || b.size() != d.size() || (with_c && c.size() != d.size()))
+    throw std::invalid_argument("compute_h_on_coset: a, b (and c, unless empty) must be padded to "
+                                "the domain size " + std::to_string(d.size()));
   for (auto* v : {&a, &b, &c}) {
+    if (v->empty()) continue;
     poly::intt<F>(*v, d, pool);
     poly::coset_ntt<F>(*v, d, pool);
   }
   std::vector<field::BigInt<F::kLimbs>> e(d.size());
   pool.parallel_for(d.size(), 4096, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) e[i] = (a[i] * b[i] - c[i]).to_canonical();
+    for (std::size_t i = begin; i < end; ++i)
+      e[i] = (with_c ? a[i] * b[i] - c[i] : a[i] * b[i]).to_canonical();
   });
   return e;
 }

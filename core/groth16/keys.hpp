@@ -25,8 +25,10 @@ struct VerifyingKey {
 struct ProvingKey {
   VerifyingKey vk;
   HBasis h_basis = HBasis::kMonomial;
-  std::vector<G1Affine> h;     // kMonomial: τ^i·Z(τ)/δ·g1, i = 0..m-2; kCosetLagrange: m points
-  std::vector<G1Affine> l;     // (β·a_k + α·b_k + c_k)/δ·g1 for every aux variable
+  std::vector<G1Affine> h;     // kMonomial: τ^i·Z(τ)/δ·g1, i = 0..m-2; the coset bases: m points
+  std::vector<G1Affine> l;     // (β·a_k + α·b_k + c_k)/δ·g1 for every aux variable (kCosetFoldedC:
+                               // − c_k(τ)·Z(τ)/(δ·Z(g))·g1 more)
+  std::vector<G1Affine> h_inputs;  // kCosetFoldedC: c_k(τ)·Z(τ)/(δ·Z(g))·g1 per input; else empty
   std::vector<G1Affine> a;     // a_k(τ)·g1 for inputs, then dense aux variables
   std::vector<G1Affine> b_g1;  // b_k(τ)·g1 for dense inputs, then dense aux variables
   std::vector<G2Affine> b_g2;  // b_k(τ)·g2, same selection as b_g1

@@ -81,18 +81,18 @@ void check_sections(const std::filesystem::path& path, const Header& h, std::siz
                      std::to_string(e.point_bytes) + " bytes from byte " + std::to_string(e.offset) +
                      " but the file has " + std::to_string(file_size));
     next = e.offset + e.count * e.point_bytes;  // <= file_size: cannot overflow
-    const std::uint32_t max_basis = s == kHSection ? static_cast<std::uint32_t>(HBasis::kCosetLagrange) : 0;
+    const std::uint32_t max_basis = s == kHSection ? static_cast<std::uint32_t>(HBasis::kCosetFoldedC) : 0;
     if (e.basis > max_basis)
       fail(path, "section " + name + " has basis tag " + std::to_string(e.basis) +
-                     (s == kHSection ? ", expected 0 (monomial) or 1 (coset Lagrange)" : ", expected 0"));
+                     (s == kHSection ? ", expected 0 (monomial), 1 (coset) or 2 (coset_fold_c)" : ", expected 0"));
   }
   if (next != file_size)
     fail(path, "size mismatch: sections end at byte " + std::to_string(next) +
                    " but the file has " + std::to_string(file_size) + " bytes");
 
   // The counts the header's circuit sizes imply (see keys.hpp): IC one per input, L one per
-  // aux variable, H domain - 1 (monomial) or domain (coset Lagrange), A every input and some
-  // aux, B_G1 and B_G2 the same subset.
+  // aux variable, H domain - 1 (monomial), domain (coset) or domain + inputs (coset_fold_c: the
+  // coset points, then h_inputs), A every input and some aux, B_G1 and B_G2 the same subset.
   auto count_of = [&](std::size_t s) { return h.sections[s].count; };
   auto expect = [&](std::size_t s, bool ok, const std::string& should) {
     if (!ok)
@@ -110,7 +110,7 @@ void check_sections(const std::filesystem::path& path, const Header& h, std::siz
   expect(0, count_of(0) == 1, "1");
   expect(1, count_of(1) == h.num_inputs, std::to_string(h.num_inputs));
   const auto h_basis = static_cast<HBasis>(h.sections[kHSection].basis);
-  const std::uint64_t h_count = h_query_size(h_basis, h.domain_size);
+  const std::uint64_t h_count = h_query_size(h_basis, h.domain_size) + (folds_c(h_basis) ? h.num_inputs : 0);
   expect(kHSection, count_of(kHSection) == h_count,
          std::to_string(h_count) + std::string(" (the ") + h_basis_name(h_basis) + " basis)");
   expect(3, count_of(3) == h.num_aux, std::to_string(h.num_aux));
@@ -212,7 +212,7 @@ bool write_param_file(const std::filesystem::path& path, const CircuitShape& sha
     curve::g2_to_uncompressed(*p, b);
     body.insert(body.end(), b.begin(), b.end());
   }
-  const std::array<std::size_t, kSections> counts = {1,          vk.ic.size(), pk.h.size(),
+  const std::array<std::size_t, kSections> counts = {1,          vk.ic.size(), pk.h.size() + pk.h_inputs.size(),
                                                      pk.l.size(), pk.a.size(),  pk.b_g1.size(),
                                                      pk.b_g2.size()};
   auto g1 = [](const curve::G1Affine& p, std::span<std::uint8_t, 96> o) { curve::g1_to_uncompressed(p, o); };
@@ -223,6 +223,7 @@ bool write_param_file(const std::filesystem::path& path, const CircuitShape& sha
   put_points<curve::G1Affine, 96>(body, vk.ic, g1);
   offsets[2] = sizeof(Header) + body.size();
   put_points<curve::G1Affine, 96>(body, pk.h, g1);
+  put_points<curve::G1Affine, 96>(body, pk.h_inputs, g1);
   offsets[3] = sizeof(Header) + body.size();
   put_points<curve::G1Affine, 96>(body, pk.l, g1);
   offsets[4] = sizeof(Header) + body.size();
@@ -297,6 +298,11 @@ ProvingKey read_param_bytes(std::span<const std::uint8_t> f, const std::filesyst
   }
   pk.vk.ic = get_points<curve::G1Affine, 96>(path, f, h.sections[1], g1, pool);
   pk.h = get_points<curve::G1Affine, 96>(path, f, h.sections[2], g1, pool);
+  if (folds_c(pk.h_basis)) {  // the coset points, then the inputs' share of C (check_sections counted them)
+    const auto split = pk.h.end() - static_cast<std::ptrdiff_t>(h.num_inputs);
+    pk.h_inputs.assign(split, pk.h.end());
+    pk.h.erase(split, pk.h.end());
+  }
   pk.l = get_points<curve::G1Affine, 96>(path, f, h.sections[3], g1, pool);
   pk.a = get_points<curve::G1Affine, 96>(path, f, h.sections[4], g1, pool);
   pk.b_g1 = get_points<curve::G1Affine, 96>(path, f, h.sections[5], g1, pool);

@@ -56,7 +56,8 @@ struct ParamFileSection {
   std::uint64_t offset;  // from the start of the file
   std::uint64_t count;   // entries
   std::uint32_t point_bytes;
-  std::uint32_t basis;  // H: the query's HBasis (0 monomial, 1 coset Lagrange; keys.hpp); 0 elsewhere
+  std::uint32_t basis;  // H: the query's HBasis (0 monomial, 1 coset, 2 coset_fold_c: its m points
+                        // then h_inputs; core/groth16/h_basis.hpp); 0 elsewhere
 };
 
 struct ParamFileHeader {

@@ -99,13 +99,10 @@ void read_inputs_json(const fs::path& file, ProofBundle& b) {
   }
   if (j.contains("h_basis")) {
     const auto& basis = j["h_basis"];
-    const auto is = [&](HBasis h) { return basis.is_string() && basis.get<std::string>() == h_basis_name(h); };
-    if (is(HBasis::kMonomial))
-      b.h_basis = HBasis::kMonomial;
-    else if (is(HBasis::kCosetLagrange))
-      b.h_basis = HBasis::kCosetLagrange;
-    else
-      fail("key 'h_basis' must be \"monomial\" or \"coset\"");
+    bool known = false;
+    for (const HBasis h : {HBasis::kMonomial, HBasis::kCosetLagrange, HBasis::kCosetFoldedC})
+      if (basis.is_string() && basis.get<std::string>() == h_basis_name(h)) b.h_basis = h, known = true;
+    if (!known) fail("key 'h_basis' must be \"monomial\", \"coset\" or \"coset_fold_c\"");
   }
   const auto& lists = member("public_inputs");
   if (!lists.is_array()) fail("key 'public_inputs' must be an array (one list per partition)");

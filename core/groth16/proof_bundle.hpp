@@ -21,7 +21,7 @@ struct ProofBundle {
   std::vector<Proof> proofs;                 // one per partition
   std::vector<std::vector<field::Fr>> public_inputs;  // one list per partition (without ONE)
   // The key's H basis, so that verify loads the parameter file the proofs were made with;
-  // written only for a coset key ("h_basis": "coset"), absent means monomial.
+  // written only for a coset key ("h_basis": "coset" or "coset_fold_c"), absent means monomial.
   HBasis h_basis = HBasis::kMonomial;
 };
 

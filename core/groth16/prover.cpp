@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "core/curve/scalar_mul.hpp"
 #include "core/groth16/qap.hpp"
 #include "core/groth16/scalar_class.hpp"
 #include "core/poly/ntt.hpp"
@@ -79,13 +80,13 @@ void check_query_sizes(const ProvingKey& pk, std::size_t ia, std::size_t ib) {
 }  // namespace
 
 SynthesizedPartition synthesize(const r1cs::R1cs& cs, r1cs::Witness witness, parallel::ThreadPool& pool,
-                                r1cs::ChunkHook* hook) {
+                                r1cs::ChunkHook* hook, bool with_c) {
   SynthesizedPartition out;
   out.witness = std::move(witness);
   r1cs::check_witness_fits(cs, out.witness, "synthesize");
   // Evaluations over the whole domain: the constraints, the input rows (a = input_i),
   // then zeros — the layout compute_h transforms in place.
-  auto evals = r1cs::evaluate_all(cs, out.witness, pool, hook, qap_domain_size(cs));
+  auto evals = r1cs::evaluate_all(cs, out.witness, pool, hook, qap_domain_size(cs), r1cs::kDefaultChunkRows, with_c);
   out.a = std::move(evals.a);
   out.b = std::move(evals.b);
   out.c = std::move(evals.c);
@@ -153,6 +154,18 @@ template std::vector<msm::Scalar> compute_h<Fr>(std::vector<Fr>&, std::vector<Fr
 template std::vector<msm::Scalar> compute_h_on_coset<Fr>(std::vector<Fr>&, std::vector<Fr>&,
                                                          std::vector<Fr>&, parallel::ThreadPool&);
 
+curve::G1Jacobian folded_c_inputs(const ProvingKey& pk, std::span<const Fr> inputs) {
+  if (!folds_c(pk.h_basis)) return curve::G1Jacobian::infinity();
+  if (inputs.size() != pk.h_inputs.size())
+    throw std::invalid_argument("folded_c_inputs: " + std::to_string(inputs.size()) + " inputs for " +
+                                std::to_string(pk.h_inputs.size()) + " points of the key's inputs' share of C");
+  // A handful of inputs (ONE and the public ones): double-and-add each.
+  curve::G1Jacobian sum = curve::G1Jacobian::infinity();
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    sum = sum.add(curve::scalar_mul(curve::G1Jacobian::from_affine(pk.h_inputs[k]), inputs[k]));
+  return sum;
+}
+
 template <class Curve>
 curve::Jacobian<Curve> query_sum(const std::vector<curve::Affine<Curve>>& bases,
                                  const QueryPlan<Curve>& plan, parallel::ThreadPool& pool) {
@@ -174,8 +187,12 @@ GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const M
   std::vector<msm::Scalar> h;
   {
     Stopwatch sw(field_of(times, &StageTimes::ntt_h_s));
-    h = pk.h_basis == HBasis::kCosetLagrange ? compute_h_on_coset(part.a, part.b, part.c, pool)
-                                             : compute_h(part.a, part.b, part.c, pool);
+    if (folds_c(pk.h_basis) != part.c.empty())
+      throw std::invalid_argument(std::string("compute_h: a key of H basis ") + h_basis_name(pk.h_basis) +
+                                  (part.c.empty() ? " needs C·w, and the partition has none"
+                                                  : " folds C in, and the partition has C·w (synthesize with_c = false)"));
+    h = is_coset(pk.h_basis) ? compute_h_on_coset(part.a, part.b, part.c, pool)
+                             : compute_h(part.a, part.b, part.c, pool);
   }
   {
     Stopwatch sw(field_of(times, &StageTimes::msm_h_s));
@@ -183,6 +200,7 @@ GpuPhaseSums gpu_phase(const ProvingKey& pk, SynthesizedPartition& part, const M
       throw std::runtime_error("msm_h: " + std::to_string(h.size()) + " scalars for " +
                                std::to_string(pk.h.size()) + " H bases");
     sums.h = msm::msm<curve::G1Curve>(pk.h, h, pool);
+    if (folds_c(pk.h_basis)) sums.h = sums.h.add(-folded_c_inputs(pk, part.witness.input));
   }
   if (on_substage) on_substage(trace::Stage::kNttH, micros(times->ntt_h_s + times->msm_h_s));
   curve::G1Jacobian ones_l, ones_a, ones_b;
@@ -233,7 +251,7 @@ Proof prove(const ProvingKey& pk, const r1cs::R1cs& cs, r1cs::Witness witness,
   SynthesizedPartition part;
   {
     Stopwatch sw(field_of(times, &StageTimes::synthesize_s));
-    part = synthesize(cs, std::move(witness), pool);
+    part = synthesize(cs, std::move(witness), pool, nullptr, !folds_c(pk.h_basis));
   }
   MsmPlan plan;
   {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -27,17 +28,23 @@ namespace prooflab::groth16 {
 
 struct SynthesizedPartition {
   r1cs::Witness witness;
-  // A·w, B·w, C·w over the QAP rows (constraints, then input rows), zero-padded to the domain.
+  // A·w, B·w, C·w over the QAP rows (constraints, then input rows), zero-padded to the domain;
+  // c empty for a key that folds C's share in (h_basis.hpp, kCosetFoldedC).
   std::vector<field::Fr> a, b, c;
   // Set (and a, b, c empty) when the device computes the products from this system's
   // matrices (engine knob sparse_products = gpu: Backend::stage uploads the witness).
   const r1cs::R1cs* products_on_device = nullptr;
 };
 
-// The rest of synthesis once the witness is generated: A·w, B·w, C·w over the QAP domain.
-// Throws when the witness does not fit cs.
+// The rest of synthesis once the witness is generated: A·w, B·w, C·w over the QAP domain (C·w
+// only with_c: a key of basis kCosetFoldedC needs none). Throws when the witness does not fit cs.
 SynthesizedPartition synthesize(const r1cs::R1cs& cs, r1cs::Witness witness, parallel::ThreadPool& pool,
-                                r1cs::ChunkHook* hook = nullptr);
+                                r1cs::ChunkHook* hook = nullptr, bool with_c = true);
+
+// Σ_inputs w_k·h_inputs_k: the inputs' share of C that a kCosetFoldedC key (h_basis.hpp) leaves
+// to the prover, whose H sum is the MSM over a·b at the coset points minus this; infinity for
+// the other bases. inputs: the witness's (ONE first). Throws when their count is not the key's.
+curve::G1Jacobian folded_c_inputs(const ProvingKey& pk, std::span<const field::Fr> inputs);
 
 // One query's scalars split the way the reference splits them: zeros dropped, ones
 // summed by batch addition (bitmap over the query's bases), the rest ("tail") gathered

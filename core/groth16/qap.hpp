@@ -195,6 +195,25 @@ std::vector<F> coset_lagrange_h_scalars(const poly::BasicEvaluationDomain<F>& do
   return out;
 }
 
+// HBasis::kCosetFoldedC (h_basis.hpp): C's share of the coset H moved into the key. With
+// zf = Z(τ)/(δ·Z(g)), each aux variable's L scalar loses c_k(τ)·zf; returns the inputs'
+// c_k(τ)·zf (ProvingKey::h_inputs), which the prover subtracts weighted by the inputs' values.
+template <class F>
+std::vector<F> fold_c_into_l(const BasicQapAtTau<F>& qap, std::size_t num_inputs,
+                             const poly::BasicEvaluationDomain<F>& domain, const F& delta,
+                             std::vector<F>& l) {
+  if (qap.c.size() != num_inputs + l.size())
+    throw std::invalid_argument("fold_c_into_l: " + std::to_string(qap.c.size()) + " variables for " +
+                                std::to_string(num_inputs) + " inputs and " + std::to_string(l.size()) +
+                                " aux");
+  const F g_m = poly::BasicEvaluationDomain<F>::coset_shift().pow(field::BigInt<1>{domain.size()});
+  const F zf = qap.z_at_tau * (delta * (g_m - F::one())).inverse();
+  for (std::size_t k = 0; k < l.size(); ++k) l[k] -= qap.c[num_inputs + k] * zf;
+  std::vector<F> inputs(num_inputs);
+  for (std::size_t k = 0; k < num_inputs; ++k) inputs[k] = qap.c[k] * zf;
+  return inputs;
+}
+
 extern template QapAtTau evaluate_qap_at<field::Fr>(const r1cs::R1cs&,
                                                     const poly::EvaluationDomain&, const field::Fr&,
                                                     parallel::ThreadPool&,

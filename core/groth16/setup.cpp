@@ -72,6 +72,7 @@ void check_key_fits(const ProvingKey& pk, const r1cs::R1cs& cs) {
   const std::size_t domain = qap_domain_size(cs);
   const std::pair<const char*, std::pair<std::size_t, std::size_t>> sizes[] = {
       {"IC", {pk.vk.ic.size(), cs.num_inputs}}, {"H", {pk.h.size(), h_query_size(pk.h_basis, domain)}},
+      {"H (inputs' share of C)", {pk.h_inputs.size(), folds_c(pk.h_basis) ? cs.num_inputs : 0}},
       {"L", {pk.l.size(), cs.num_aux}},         {"A", {pk.a.size(), a}},
       {"B_G1", {pk.b_g1.size(), b}},            {"B_G2", {pk.b_g2.size(), b}}};
   for (const auto& [name, have_need] : sizes)
@@ -89,7 +90,9 @@ ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
   // Scalars of every query, then one fixed-base pass per group.
   QueryScalars<Fr> q =
       query_scalars(cs, qap, domain.size(), tw.alpha, tw.beta, tw.gamma, tw.delta, tw.tau);
-  if (h_basis == HBasis::kCosetLagrange) q.h = coset_lagrange_h_scalars(domain, tw.tau, tw.delta, pool);
+  if (is_coset(h_basis)) q.h = coset_lagrange_h_scalars(domain, tw.tau, tw.delta, pool);
+  const std::vector<Fr> h_inputs =
+      folds_c(h_basis) ? fold_c_into_l(qap, cs.num_inputs, domain, tw.delta, q.l) : std::vector<Fr>{};
   if (stats) stats->qap_seconds = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
@@ -101,12 +104,13 @@ ProvingKey generate_parameters(const r1cs::R1cs& cs, const ToxicWaste& tw,
   pk.vk.delta_g1 = g1.mul(tw.delta).to_affine();
   pk.vk.ic = fixed_base_points(g1, q.ic, pool);
   pk.h = fixed_base_points(g1, q.h, pool);
+  pk.h_inputs = fixed_base_points(g1, h_inputs, pool);
   pk.l = fixed_base_points(g1, q.l, pool);
   pk.a = fixed_base_points(g1, q.a, pool);
   pk.b_g1 = fixed_base_points(g1, q.b, pool);
   if (stats) {
     stats->g1_seconds = seconds_since(t0);
-    stats->g1_points = 3 + q.ic.size() + q.h.size() + q.l.size() + q.a.size() + q.b.size();
+    stats->g1_points = 3 + q.ic.size() + q.h.size() + h_inputs.size() + q.l.size() + q.a.size() + q.b.size();
   }
 
   t0 = std::chrono::steady_clock::now();

@@ -164,7 +164,8 @@ void evaluate_all_into(const R1cs& r1cs, const Witness& w, std::span<Fr> a, std:
   check_witness_fits(r1cs, w, "evaluate_all");
   const std::size_t n = r1cs.num_constraints;
   const std::size_t length = a.size();
-  if (b.size() != length || c.size() != length)
+  const bool with_c = !c.empty();
+  if (b.size() != length || (with_c && c.size() != length))
     throw std::invalid_argument("evaluate_all: the outputs differ in length (" +
                                 std::to_string(a.size()) + ", " + std::to_string(b.size()) + ", " +
                                 std::to_string(c.size()) + ")");
@@ -175,23 +176,23 @@ void evaluate_all_into(const R1cs& r1cs, const Witness& w, std::span<Fr> a, std:
         " nor at least num_constraints + num_inputs = " + std::to_string(n + r1cs.num_inputs));
   check_fits(r1cs.a, w, length, "evaluate_all (A)");
   check_fits(r1cs.b, w, length, "evaluate_all (B)");
-  check_fits(r1cs.c, w, length, "evaluate_all (C)");
+  if (with_c) check_fits(r1cs.c, w, length, "evaluate_all (C)");
   const std::vector<ValueKind> kinds = value_kinds(w, pool);
   for_each_chunk(n, chunk_rows, pool, hook, [&](std::size_t begin, std::size_t end) {
     evaluate_rows(r1cs.a, w, kinds.data(), a.data(), begin, end);
     evaluate_rows(r1cs.b, w, kinds.data(), b.data(), begin, end);
-    evaluate_rows(r1cs.c, w, kinds.data(), c.data(), begin, end);
+    if (with_c) evaluate_rows(r1cs.c, w, kinds.data(), c.data(), begin, end);
   });
   if (length > n) {
     std::copy(w.input.begin(), w.input.end(), a.begin() + n);
     std::fill(a.begin() + n + w.input.size(), a.end(), Fr::zero());
     std::fill(b.begin() + n, b.end(), Fr::zero());
-    std::fill(c.begin() + n, c.end(), Fr::zero());
+    if (with_c) std::fill(c.begin() + n, c.end(), Fr::zero());
   }
 }
 
 Evaluations evaluate_all(const R1cs& r1cs, const Witness& w, parallel::ThreadPool& pool,
-                         ChunkHook* hook, std::size_t length, std::size_t chunk_rows) {
+                         ChunkHook* hook, std::size_t length, std::size_t chunk_rows, bool with_c) {
   check_witness_fits(r1cs, w, "evaluate_all");
   if (length == 0) length = r1cs.num_constraints;
   if (length < r1cs.num_constraints + r1cs.num_inputs && length != r1cs.num_constraints)
@@ -201,7 +202,7 @@ Evaluations evaluate_all(const R1cs& r1cs, const Witness& w, parallel::ThreadPoo
   Evaluations e;
   memory::resize_huge(e.a, length);
   memory::resize_huge(e.b, length);
-  memory::resize_huge(e.c, length);
+  if (with_c) memory::resize_huge(e.c, length);
   evaluate_all_into(r1cs, w, e.a, e.b, e.c, pool, hook, chunk_rows);
   return e;
 }

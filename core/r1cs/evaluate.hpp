@@ -47,12 +47,12 @@ struct Evaluations {
 // the Groth16 input-consistency rows: a[num_constraints + i] = input[i] (b, c are 0 there).
 Evaluations evaluate_all(const R1cs& r1cs, const Witness& w, parallel::ThreadPool& pool,
                          ChunkHook* hook = nullptr, std::size_t length = 0,
-                         std::size_t chunk_rows = kDefaultChunkRows);
+                         std::size_t chunk_rows = kDefaultChunkRows, bool with_c = true);
 
 // The same into caller-owned buffers (pinned or pooled host memory, reused across
 // partitions), each of one length: num_constraints, or at least num_constraints +
 // num_inputs for the padded layout described above (the tail is overwritten: input rows in
-// a, zeros elsewhere).
+// a, zeros elsewhere). An empty c skips C (evaluate_all's with_c = false).
 void evaluate_all_into(const R1cs& r1cs, const Witness& w, std::span<field::Fr> a,
                        std::span<field::Fr> b, std::span<field::Fr> c, parallel::ThreadPool& pool,
                        ChunkHook* hook = nullptr, std::size_t chunk_rows = kDefaultChunkRows);

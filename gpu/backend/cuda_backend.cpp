@@ -303,6 +303,9 @@ class CudaDeviceBuffers final : public prooflab::engine::DeviceBuffers {
   DeviceBuffer<Fr32> witness;                      // [inputs..., aux...] while products_pending
   std::shared_ptr<const DeviceMatrices> matrices;  // null once a, b, c hold the products
   std::size_t num_inputs = 0;
+  // The witness's input values (a kCosetFoldedC key's share of C is Σ w_k·h_inputs_k: the host
+  // takes it off H's sum).
+  std::vector<::prooflab::field::Fr> inputs;
   // prep_msm = gpu: the plans of L, A, B_G1 (in that order) made by run_prep_msm; empty: the
   // host's plan is used.
   std::vector<DeviceQueryPlan> plans;
@@ -697,10 +700,11 @@ std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage(
   if (part.products_on_device) return stage_witness(device, part, stage_name);
   Device& d = device_at(device);
   const std::size_t n = part.a.size();
+  const bool with_c = !part.c.empty();  // none for a key that folds C's share in (h_basis.hpp)
   if (n < 2 || (n & (n - 1)) || log2_exact(n) > ntt::kMaxLogN || part.b.size() != n ||
-      part.c.size() != n)
-    throw std::invalid_argument("CudaBackend::stage: a, b, c must have one power-of-two size in "
-                                "[2, 2^27] (got " + std::to_string(part.a.size()) + ", " +
+      (with_c && part.c.size() != n))
+    throw std::invalid_argument("CudaBackend::stage: a, b (and c, unless empty) must have one power-of-two "
+                                "size in [2, 2^27] (got " + std::to_string(part.a.size()) + ", " +
                                 std::to_string(part.b.size()) + ", " + std::to_string(part.c.size()) + ")");
   DeviceScope scope(device);
   LaneLease lane(d);
@@ -708,7 +712,7 @@ std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage(
   try {
     buffers->a = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
     buffers->b = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
-    buffers->c = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
+    if (with_c) buffers->c = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
   } catch (const DeviceOutOfMemory& e) {
     // (the ones already allocated are freed as `buffers` goes)
     throw engine_oom(device, e);
@@ -716,8 +720,10 @@ std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage(
   const std::pair<const std::vector<::prooflab::field::Fr>*, Fr32*> copies[3] = {
       {&part.a, buffers->a.get()}, {&part.b, buffers->b.get()}, {&part.c, buffers->c.get()}};
   for (const auto& [host, dev] : copies)
-    check_cuda(cudaMemcpyAsync(dev, host->data(), n * kFrBytes, cudaMemcpyHostToDevice, lane->stream),
-               "cudaMemcpyAsync(stage a, b, c)");
+    if (!host->empty())
+      check_cuda(cudaMemcpyAsync(dev, host->data(), n * kFrBytes, cudaMemcpyHostToDevice, lane->stream),
+                 "cudaMemcpyAsync(stage a, b, c)");
+  buffers->inputs = part.witness.input;
   check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(stage)");
   for (auto* b : {&buffers->a, &buffers->b, &buffers->c}) b->set_stream(d.service);
   return buffers;
@@ -746,6 +752,7 @@ std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage_witness(
     throw engine_oom(device, e);
   }
   buffers->num_inputs = part.witness.input.size();
+  buffers->inputs = part.witness.input;
   for (auto* b : {&buffers->a, &buffers->b, &buffers->c, &buffers->witness}) b->set_stream(d.service);
   return buffers;
 }
@@ -774,7 +781,7 @@ std::unique_ptr<prooflab::engine::PinnedHost> CudaBackend::pin_uploads(int devic
   } else {  // what stage uploads
     add(part.a, "pin_uploads: a");
     add(part.b, "pin_uploads: b");
-    add(part.c, "pin_uploads: c");
+    if (!part.c.empty()) add(part.c, "pin_uploads: c");
   }
   if (plan) {  // what run_gpu_phase (and run_b_g2_msm) upload of a host plan
     const auto add_query = [&](const auto& q, const char* ones, const char* index, const char* scalars) {
@@ -815,7 +822,10 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
                                 std::to_string(buf.device()) + ", phase on device " +
                                 std::to_string(device));
   const std::size_t n = buf.size();
-  const bool coset_h = pk.h_basis == groth16::HBasis::kCosetLagrange;
+  const bool coset_h = groth16::is_coset(pk.h_basis);
+  if (!groth16::folds_c(pk.h_basis) && !buf.c.get() && !buf.products_pending())
+    throw std::invalid_argument(std::string("CudaBackend::run_gpu_phase: a key of H basis ") +
+                                groth16::h_basis_name(pk.h_basis) + " needs C·w, and the staged partition has none");
   const std::size_t h_count = groth16::h_query_size(pk.h_basis, n);
   if (pk.h.size() != h_count)
     throw std::runtime_error("msm_h: " + std::to_string(h_count) + " scalars (" +
@@ -955,8 +965,9 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
         buf.witness.reset();
         buf.matrices.reset();
       }
-      lane->h->compute(buf.a.get(), buf.b.get(), buf.c.get(), dom, lane->stream,
-                       {.coset_values = coset_h});
+      // A key that folds C's share in: no c chain (c stays unread where the device computed it).
+      lane->h->compute(buf.a.get(), buf.b.get(), groth16::folds_c(pk.h_basis) ? nullptr : buf.c.get(), dom,
+                       lane->stream, {.coset_values = coset_h});
       // a[0, h_count) holds H's scalars, canonical (msm::Scalar layout): n - 1 coefficients,
       // or a coset-Lagrange key's n values at the coset points. Msm::run synchronises.
       const auto* h_scalars = reinterpret_cast<const std::uint32_t*>(buf.a.get());
@@ -966,6 +977,7 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
                                         h_scalars, h_count, batch, lane->stream, {}, "msm_h")
           : key->h_table ? lane->msm->run_fixed_base(*key->h_table, h_scalars, lane->stream, {}, "msm_h")
                          : lane->msm->run(key->h->data(), h_scalars, h_count, lane->stream, {}, "msm_h"));
+      if (groth16::folds_c(pk.h_basis)) sums.h = sums.h.add(-groth16::folded_c_inputs(pk, buf.inputs));
       h_end = std::chrono::steady_clock::now();
       if (on_substage) on_substage(trace::Stage::kNttH, micros_between(t0, h_end));
     } catch (...) {
@@ -1015,7 +1027,7 @@ curve::G2Jacobian CudaBackend::run_b_g2_msm(int device, const groth16::ProvingKe
     throw std::invalid_argument("b_g2_msm: a bitmap of " + std::to_string(q.ones.size()) +
                                 " words for " + std::to_string(pk.b_g2.size()) + " G2 bases");
   // The domain: H has n - 1 bases (monomial) or n (coset Lagrange).
-  const std::size_t n = pk.h.size() + (pk.h_basis == groth16::HBasis::kCosetLagrange ? 0 : 1);
+  const std::size_t n = pk.h.size() + (groth16::is_coset(pk.h_basis) ? 0 : 1);
   DeviceScope scope(device);
   try {
     const std::shared_ptr<ResidentKey> key = resident_key(d, pk, streams_key(device, pk, n), options_);

@@ -13,5 +13,10 @@ PROOFLAB_HDI field::Fr32 h_coset_value(const field::Fr32& a, const field::Fr32& 
   const field::Fr32 v = a * b - c;
   return canonical_output ? field::Fr32::from_mont(v) : v;
 }
+// A key that folds C's share in (kCosetFoldedC): a·b alone.
+PROOFLAB_HDI field::Fr32 h_coset_value(const field::Fr32& a, const field::Fr32& b, bool canonical_output) {
+  const field::Fr32 v = a * b;
+  return canonical_output ? field::Fr32::from_mont(v) : v;
+}
 
 }  // namespace prooflab::gpu::ntt

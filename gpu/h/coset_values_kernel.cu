@@ -11,7 +11,7 @@ __global__ void __launch_bounds__(kThreads)
     h_coset_values_kernel(const field::Fr32* a, const field::Fr32* b, const field::Fr32* c,
                           field::Fr32* out, std::size_t n, bool canonical_output) {
   const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i < n) out[i] = h_coset_value(a[i], b[i], c[i], canonical_output);
+  if (i < n) out[i] = c ? h_coset_value(a[i], b[i], c[i], canonical_output) : h_coset_value(a[i], b[i], canonical_output);
 }
 
 }  // namespace

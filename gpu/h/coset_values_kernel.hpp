@@ -10,7 +10,8 @@
 
 namespace prooflab::gpu::ntt {
 
-// Queues the kernel on `stream`; out may be a (in place). Checks the launch (CudaError naming it).
+// Queues the kernel on `stream`; out may be a (in place), c null (a·b alone). Checks the launch
+// (CudaError naming it).
 void launch_h_coset_values(const field::Fr32* a, const field::Fr32* b, const field::Fr32* c,
                            field::Fr32* out, std::size_t n, bool canonical_output, cudaStream_t stream);
 

@@ -25,8 +25,10 @@ HComputer::~HComputer() {
 
 void HComputer::compute(Fr32* a, Fr32* b, Fr32* c, const Domain& d, cudaStream_t stream,
                         const HOptions& opt) {
-  if (!a || !b || !c || a == b || b == c || a == c)
+  if (!a || !b || a == b || (c && (b == c || a == c)))
     throw std::invalid_argument("gpu compute_h: a, b, c must be three distinct device arrays");
+  if (!c && !opt.coset_values)
+    throw std::invalid_argument("gpu compute_h: c may be null only with coset_values (a key that folds C in)");
   const TablesView& t = d.tables();
   const bool multi_pass = plan_shapes(d.log_size(), opt.plan).size() > 1;
   const std::size_t scratch_n = multi_pass ? d.size() : 0;
@@ -45,6 +47,7 @@ void HComputer::compute(Fr32* a, Fr32* b, Fr32* c, const Domain& d, cudaStream_t
     memory::DeviceBuffer<Fr32> scratch[3];
     Fr32* xs[3] = {a, b, c};
     for (int i = 0; i < 3; ++i) {
+      if (!xs[i]) continue;  // no c: its share is in the key
       if (i == 0 || opt.concurrent)
         scratch[i] = memory::DeviceBuffer<Fr32>(*alloc_, scratch_n, streams[i], "h_scratch");
       Fr32* work = (opt.concurrent ? scratch[i] : scratch[0]).get();
@@ -57,7 +60,7 @@ void HComputer::compute(Fr32* a, Fr32* b, Fr32* c, const Domain& d, cudaStream_t
     }
   }
   if (opt.concurrent) {
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < (c ? 2 : 1); ++i) {
       check_cuda(cudaEventRecord(joined_[i], side_[i]), "cudaEventRecord(h join)");
       check_cuda(cudaStreamWaitEvent(stream, joined_[i], 0), "cudaStreamWaitEvent(h join)");
     }

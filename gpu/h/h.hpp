@@ -21,8 +21,9 @@ namespace prooflab::gpu::ntt {
 struct HOptions {
   // Canonical integers (what the MSM consumes: core's msm::Scalar layout) or Montgomery form.
   bool canonical_output = true;
-  // For a coset-Lagrange H query (core/groth16/h_basis.hpp): a·b − c at the n coset points,
-  // element-wise (coset_values.cuh) in place of the seventh transform.
+  // For a coset H query (core/groth16/h_basis.hpp): a·b − c at the n coset points, element-wise
+  // (coset_values.cuh) in place of the seventh transform; with c null (a key that folds C's
+  // share in) a·b, and c's two transforms are not run either.
   bool coset_values = false;
   // Three streams for the a, b, c chains (3n elements of scratch at once) or one (n).
   bool concurrent = true;

@@ -33,7 +33,7 @@ std::vector<msm::Scalar> compute_h_from_host(const std::vector<::prooflab::field
                                              memory::DeviceAllocator& alloc, cudaStream_t stream,
                                              const HOptions& opt) {
   const std::size_t n = a.size();
-  if (n < 2 || (n & (n - 1)) || b.size() != n || c.size() != n)
+  if (n < 2 || (n & (n - 1)) || b.size() != n || (c.size() != n && !(opt.coset_values && c.empty())))
     throw std::invalid_argument("gpu compute_h: a, b, c must have one power-of-two size >= 2 (got " +
                                 std::to_string(a.size()) + ", " + std::to_string(b.size()) + ", " +
                                 std::to_string(c.size()) + ")");
@@ -41,12 +41,12 @@ std::vector<msm::Scalar> compute_h_from_host(const std::vector<::prooflab::field
   while ((std::size_t{1} << log_n) < n) ++log_n;
   const Domain d(log_n, alloc, stream);
   memory::DeviceBuffer<Fr32> da(alloc, n, stream, "h_inputs"), db(alloc, n, stream, "h_inputs"),
-      dc(alloc, n, stream, "h_inputs");
+      dc(alloc, c.empty() ? 0 : n, stream, "h_inputs");
   upload(a, da.get(), stream);
   upload(b, db.get(), stream);
-  upload(c, dc.get(), stream);
+  if (!c.empty()) upload(c, dc.get(), stream);
   HComputer hc(alloc);
-  hc.compute(da.get(), db.get(), dc.get(), d, stream, opt);
+  hc.compute(da.get(), db.get(), c.empty() ? nullptr : dc.get(), d, stream, opt);
   std::vector<msm::Scalar> h(opt.coset_values ? n : n - 1);
   check_cuda(cudaMemcpyAsync(h.data(), da.get(), h.size() * sizeof(Fr32), cudaMemcpyDeviceToHost,
                              stream),

@@ -15,7 +15,7 @@
 namespace prooflab::gpu::ntt {
 
 // The device counterpart of groth16::compute_h: the same n - 1 canonical coefficients (with
-// opt.coset_values, of compute_h_on_coset: the n values at the coset points).
+// opt.coset_values, of compute_h_on_coset: the n values at the coset points; c empty: a·b).
 // a, b, c must all have the same power-of-two size n (2 <= n <= 2^27).
 std::vector<msm::Scalar> compute_h_from_host(const std::vector<::prooflab::field::Fr>& a,
                                              const std::vector<::prooflab::field::Fr>& b,

@@ -81,8 +81,9 @@ groth16::ProvingKey synthetic_key(const r1cs::R1cs& cs, std::size_t domain, std:
   pk.l.resize(cs.num_aux);
   pk.a.resize(cs.num_inputs + cs.a_aux_density.count());
   pk.b_g1.resize(cs.b_input_density.count() + cs.b_aux_density.count());
+  pk.h_inputs.resize(groth16::folds_c(h_basis) ? cs.num_inputs : 0);
   std::uint64_t s = seed;
-  for (auto* q : {&pk.h, &pk.l, &pk.a, &pk.b_g1})
+  for (auto* q : {&pk.h, &pk.l, &pk.a, &pk.b_g1, &pk.h_inputs})
     curve::fill_random_points<curve::G1Curve>(*q, curve::g1_generator(), ++s, pool);
   pk.b_g2.assign(pk.b_g1.size(), curve::g2_generator());  // not used by the GPU phase
   return pk;
@@ -137,8 +138,8 @@ void add_gpu_phase_command(CLI::App& app) {
       ->capture_default_str()
       ->check(config_key_check("batch_add_tables"));
   cmd->add_option("--h-basis", o->h_basis,
-                  "monomial | coset: the synthetic key's H query (the engine's h_basis; coset: six "
-                  "transforms, the MSM over the n coset values)")
+                  "monomial | coset | coset_fold_c: the synthetic key's H query (the engine's h_basis; "
+                  "coset: six transforms, the MSM over the n coset values; coset_fold_c: no C·w, four)")
       ->capture_default_str()
       ->check(config_key_check("h_basis"));
   cmd->add_option("--seed", o->seed, "seed of the witness and the synthetic key")->capture_default_str();
@@ -169,13 +170,14 @@ void add_gpu_phase_command(CLI::App& app) {
     const auto cs = circuits::synthesize_shape(*circuit, {.keep_annotations = false});
     std::printf("gpu-phase: %s; shape in %.1f s\n", circuit->describe().c_str(), seconds_since(t0));
     t0 = std::chrono::steady_clock::now();
-    const auto part0 = groth16::synthesize(cs, circuits::synthesize_witness(*circuit), pool);
-    const std::size_t domain = part0.a.size();
-    const double synth_s = seconds_since(t0);
-    t0 = std::chrono::steady_clock::now();
     engine::EngineConfig knobs;  // the values parsed as the engine parses them (checked above)
     knobs.set("batch_add_tables", o->batch_add_tables);
     knobs.set("h_basis", o->h_basis);
+    const auto part0 = groth16::synthesize(cs, circuits::synthesize_witness(*circuit), pool, nullptr,
+                                           !groth16::folds_c(knobs.h_basis));
+    const std::size_t domain = part0.a.size();
+    const double synth_s = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
     const auto pk = synthetic_key(cs, domain, o->seed * 7919, knobs.h_basis, pool);
     const auto plan = groth16::prep_msm(pk, cs, part0.witness);
     std::printf("gpu-phase: domain 2^%d; witness + a, b, c in %.1f s; synthetic key (%zu H (%s), %zu L, "

@@ -322,7 +322,8 @@ TEST_P(CudaBackendPhase, FixedBaseHGivesTheCpuBackendsSums) {
 
 // h_basis = coset (issue 24 item 3): a key from the same toxic waste with its H query in the
 // coset's Lagrange basis; the six-transform H on the device, plain and fixed-base, gives the
-// same sums as the CPU backend with that key and the same H sum as the monomial key's.
+// same sums as the CPU backend with that key and the same H sum as the monomial key's; and
+// coset_fold_c (no C·w staged, four transforms) the CPU backend's sums with its key.
 TEST_P(CudaBackendPhase, CosetLagrangeHGivesTheCpuBackendsSums) {
   REQUIRE_GPU();
   const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
@@ -335,11 +336,27 @@ TEST_P(CudaBackendPhase, CosetLagrangeHGivesTheCpuBackendsSums) {
   auto cpu_buffers = cpu.stage(0, mono.part, "test");
   const auto want = cpu.run_gpu_phase(0, coset, *cpu_buffers, plan, [](trace::Stage, std::int64_t) {});
   expect_same(want.h, mono.want.h, "the coset key's H on the CPU, against the monomial key's,");
+  // coset_fold_c: no C·w staged; H's and L's sums each differ from the other keys' by the folded
+  // share, their sum does not.
+  const groth16::ProvingKey folded = groth16::generate_parameters(
+      s.cs, groth16::ToxicWaste::generate(GetParam().constraints + 7), pool(), nullptr,
+      groth16::HBasis::kCosetFoldedC);
+  auto no_c = mono.part;
+  no_c.c.clear();
+  const groth16::MsmPlan folded_plan = groth16::prep_msm(folded, s.cs, no_c.witness);
+  auto cpu_no_c = cpu.stage(0, no_c, "test");
+  const auto want_folded = cpu.run_gpu_phase(0, folded, *cpu_no_c, folded_plan, [](trace::Stage, std::int64_t) {});
+  expect_same(want_folded.h.add(want_folded.l), mono.want.h.add(mono.want.l),
+              "the folded key's H + L on the CPU, against the monomial key's,");
   for (bool fixed_base : {false, true}) {
     SCOPED_TRACE(fixed_base ? "fixed_base_h" : "plain");
     CudaBackend cuda(1, 0, {.fixed_base_h = fixed_base});
     auto buffers = cuda.stage(0, mono.part, "test");
     expect_same_sums(cuda.run_gpu_phase(0, coset, *buffers, plan, [](trace::Stage, std::int64_t) {}), want);
+    buffers.reset();
+    auto folded_buffers = cuda.stage(0, no_c, "test");
+    expect_same_sums(cuda.run_gpu_phase(0, folded, *folded_buffers, folded_plan, [](trace::Stage, std::int64_t) {}),
+                     want_folded);
   }
 }
 

@@ -137,13 +137,15 @@ std::vector<Fr32> simulate_h(const gntt::TablesView& t, const std::vector<Fr>& a
   auto da = as_dev(a), db = as_dev(b), dc = as_dev(c);
   std::vector<Fr32> work(a.size());
   for (auto* x : {&da, &db, &dc}) {
+    if (x->empty()) continue;  // no c: a key that folds C's share in
     gntt::simulate_passes(gntt::make_passes(gntt::h_to_coset_inverse_spec(t), t,
                                             {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
     gntt::simulate_passes(gntt::make_passes(gntt::forward_spec(t), t,
                                             {x->data(), nullptr, nullptr, work.data(), x->data()}, plan));
   }
   if (coset_values) {
-    for (std::size_t i = 0; i < da.size(); ++i) da[i] = gntt::h_coset_value(da[i], db[i], dc[i], true);
+    for (std::size_t i = 0; i < da.size(); ++i)
+      da[i] = dc.empty() ? gntt::h_coset_value(da[i], db[i], true) : gntt::h_coset_value(da[i], db[i], dc[i], true);
     return da;
   }
   gntt::simulate_passes(gntt::make_passes(gntt::h_final_spec(t, true), t,
@@ -328,7 +330,7 @@ TEST(GpuNttSimulation, ComputeHMatchesCpu) {
 }
 
 // The six-transform H of a coset-Lagrange key (HOptions::coset_values): core's compute_h_on_coset,
-// all n values, bit for bit.
+// all n values, bit for bit; and without c (a key that folds C in: four transforms, a·b).
 TEST(GpuNttSimulation, ComputeHOnCosetMatchesCpu) {
   for (unsigned log_n : {1u, 4u, 10u, 12u}) {
     for (const auto& plan : {PlanOptions{}, PlanOptions{5, 4, {}}}) {
@@ -336,10 +338,18 @@ TEST(GpuNttSimulation, ComputeHOnCosetMatchesCpu) {
       auto a = random_vector(n, 7), b = random_vector(n, 8), c = random_vector(n, 9);
       const auto tables = gntt::build_tables(log_n);
       const auto h = simulate_h(tables.view(tables.data.data()), a, b, c, plan, true);
+      const std::vector<Fr> no_c;
+      const auto ab = simulate_h(tables.view(tables.data.data()), a, b, no_c, plan, true);
+      auto a2 = a, b2 = b;
+      std::vector<Fr> c2;
       const auto expect = prooflab::groth16::compute_h_on_coset(a, b, c, pool());
+      const auto expect_ab = prooflab::groth16::compute_h_on_coset(a2, b2, c2, pool());
       ASSERT_EQ(expect.size(), n);
+      ASSERT_EQ(expect_ab.size(), n);
       EXPECT_EQ(0, std::memcmp(h.data(), expect.data(), n * sizeof(Fr32)))
           << "2^" << log_n << " " << plan_name(plan);
+      EXPECT_EQ(0, std::memcmp(ab.data(), expect_ab.data(), n * sizeof(Fr32)))
+          << "2^" << log_n << " " << plan_name(plan) << " without c";
     }
   }
   // Montgomery output: the value times R.
@@ -544,6 +554,11 @@ TEST_P(GpuNtt, ComputeHOnCosetMatchesCpu) {
     const auto h = gntt::compute_h_from_host(a, b, c, *alloc_, stream_, opt);
     ASSERT_EQ(h.size(), expect.size());
     EXPECT_TRUE(h == expect) << (concurrent ? "three streams" : "one stream");
+    auto a2 = a, b2 = b;
+    std::vector<Fr> c2;
+    const auto expect_ab = prooflab::groth16::compute_h_on_coset(a2, b2, c2, pool());
+    EXPECT_TRUE(gntt::compute_h_from_host(a, b, {}, *alloc_, stream_, opt) == expect_ab)
+        << (concurrent ? "three streams" : "one stream") << ", without c";
   }
   const gntt::Domain dom(log_n(), *alloc_, stream_);
   auto da = buffer(), db = buffer(), dc = buffer();

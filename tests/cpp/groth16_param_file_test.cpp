@@ -92,7 +92,8 @@ TEST(ParamFile, RoundTrip) {
   fs::remove(p);
 }
 
-// A key whose H query is in the coset's Lagrange basis (m points) keeps its basis through the file.
+// A key whose H query is in the coset's Lagrange basis (m points, and for coset_fold_c the inputs'
+// share of C after them) keeps its basis and points through the file.
 TEST(ParamFile, RoundTripOfACosetLagrangeKey) {
   auto f = make_fixture();
   f.pk.h_basis = groth16::HBasis::kCosetLagrange;
@@ -103,6 +104,14 @@ TEST(ParamFile, RoundTripOfACosetLagrangeKey) {
   const auto back = groth16::read_param_file(p, pool, &f.shape);
   EXPECT_EQ(back.h_basis, groth16::HBasis::kCosetLagrange);
   EXPECT_EQ(back, f.pk);
+  // Folded C: the H section holds the m coset points, then one point per input.
+  f.pk.h_basis = groth16::HBasis::kCosetFoldedC;
+  f.pk.h_inputs = f.pk.vk.ic;
+  groth16::write_param_file(p, f.shape, f.pk);
+  const auto folded = groth16::read_param_file(p, pool, &f.shape);
+  EXPECT_EQ(folded.h.size(), 8u);
+  EXPECT_EQ(folded.h_inputs.size(), 3u);
+  EXPECT_EQ(folded, f.pk);
   fs::remove(p);
 }
 
@@ -197,8 +206,11 @@ TEST(ParamFile, RefusesCraftedSectionTablesBehindValidChecksums) {
       // The H section's basis tag: 7 points are the monomial count for domain 8, not the coset's.
       {"H tagged coset", [](auto& h) { h.sections[2].basis = 1; },
        "section H holds 7 entries, but the header's circuit (inputs=3 aux=5 domain=8) needs 8 (the coset basis)"},
-      {"H basis tag 2", [](auto& h) { h.sections[2].basis = 2; },
-       "section H has basis tag 2, expected 0 (monomial) or 1 (coset Lagrange)"},
+      {"H tagged coset_fold_c", [](auto& h) { h.sections[2].basis = 2; },
+       "section H holds 7 entries, but the header's circuit (inputs=3 aux=5 domain=8) needs 11 (the "
+       "coset_fold_c basis)"},
+      {"H basis tag 3", [](auto& h) { h.sections[2].basis = 3; },
+       "section H has basis tag 3, expected 0 (monomial), 1 (coset) or 2 (coset_fold_c)"},
       {"L basis tag 1", [](auto& h) { h.sections[3].basis = 1; }, "section L has basis tag 1, expected 0"},
   };
   for (const auto& c : cases) {

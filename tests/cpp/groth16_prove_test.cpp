@@ -8,6 +8,7 @@
 #include "core/circuits/circuit.hpp"
 #include "core/curve/serialize.hpp"
 #include "core/groth16/prover.hpp"
+#include "core/groth16/qap.hpp"
 #include "core/groth16/setup.hpp"
 #include "core/groth16/verifier.hpp"
 
@@ -142,6 +143,41 @@ TEST_P(Groth16Prove, ProofsWithACosetLagrangeHQueryVerify) {
   auto short_h = coset;
   short_h.h.pop_back();  // m - 1 points labelled coset: refused, naming H
   EXPECT_THROW(groth16::check_key_fits(short_h, cs), std::invalid_argument);
+}
+
+// h_basis = coset_fold_c: C's share folded into L and h_inputs. The prover synthesizes no C·w
+// (its partition's c is empty) and its proofs verify under the same verifying key; the coset
+// points are the coset key's, L differs only by the folded share. A partition with C·w, or a key
+// without h_inputs, is refused.
+TEST_P(Groth16Prove, ProofsWithCFoldedIntoTheKeyVerify) {
+  parallel::ThreadPool pool(2), g16(1);
+  const auto circuit = circuits::make_circuit(GetParam().circuit, GetParam().constraints, 3);
+  const auto cs = circuits::synthesize_shape(*circuit);
+  const auto tw = groth16::ToxicWaste::generate(21);
+  const auto coset = groth16::generate_parameters(cs, tw, pool, nullptr, groth16::HBasis::kCosetLagrange);
+  const auto folded = groth16::generate_parameters(cs, tw, pool, nullptr, groth16::HBasis::kCosetFoldedC);
+  EXPECT_TRUE(folded.vk == coset.vk);
+  EXPECT_TRUE(folded.h == coset.h && folded.a == coset.a && folded.b_g1 == coset.b_g1);
+  EXPECT_EQ(folded.h_inputs.size(), cs.num_inputs);
+  EXPECT_TRUE(coset.h_inputs.empty());
+  EXPECT_FALSE(folded.l == coset.l);
+  EXPECT_NO_THROW(groth16::check_key_fits(folded, cs));
+  std::mt19937_64 rng(6);
+  const auto inputs = public_inputs(*circuit);
+  groth16::StageTimes t;
+  const auto proof = groth16::prove(folded, cs, circuits::synthesize_witness(*circuit), pool, g16, rng, &t);
+  const auto result = groth16::verify(folded.vk, proof, inputs);
+  EXPECT_TRUE(result) << result.reason;
+
+  const auto part = groth16::synthesize(cs, circuits::synthesize_witness(*circuit), pool, nullptr, false);
+  EXPECT_TRUE(part.c.empty());
+  EXPECT_EQ(part.a.size(), groth16::qap_domain_size(cs));
+  auto with_c = groth16::synthesize(cs, circuits::synthesize_witness(*circuit), pool);
+  const auto plan = groth16::prep_msm(folded, cs, with_c.witness);
+  EXPECT_THROW(groth16::gpu_phase(folded, with_c, plan, pool), std::invalid_argument);
+  auto no_inputs = folded;
+  no_inputs.h_inputs.clear();
+  EXPECT_THROW(groth16::check_key_fits(no_inputs, cs), std::invalid_argument);
 }
 
 TEST(Groth16Prove, KeyForAnotherCircuitIsRefused) {
