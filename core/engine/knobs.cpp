@@ -246,7 +246,8 @@ std::vector<Knob> make_table() {
           "the basis of the key's H query (core/groth16/h_basis.hpp), chosen at setup: monomial "
           "(tau^i Z(tau)/delta, the prover's seventh transform turns h back into coefficients) or "
           "coset (the Lagrange basis of the coset the prover evaluates on: the MSM takes a*b - c "
-          "there, six transforms; a parameter file of its own)",
+          "there, six transforms) or coset_fold_c (coset with C's share folded into L and a point "
+          "per input: no C*w is computed, four transforms); each a parameter file of its own",
           "none: the Filecoin parameters' H query is monomial (bellperson)", nullptr),
       bool_knob("record", &C::record, "write the TIMELINE (off: measure its cost)", "none"),
       bool_knob("cupti", &C::cupti,

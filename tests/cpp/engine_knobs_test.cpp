@@ -185,8 +185,8 @@ TEST(EngineKnobs, EveryEnumValueRoundTrips) {
     }
   }
   // circuit 4, backend 2, lock_policy 3, dealloc_policy 3, finalize 2, b_g2_msm 2,
-  // sparse_products 2, prep_msm 2, batch_add_tables 3, h_basis 2.
-  EXPECT_EQ(values, 25);
+  // sparse_products 2, prep_msm 2, batch_add_tables 3, h_basis 3.
+  EXPECT_EQ(values, 26);
   EngineConfig c;
   c.set("lock_policy", "two_lock");
   c.set("dealloc_policy", "serialized");

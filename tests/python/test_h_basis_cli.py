@@ -5,6 +5,7 @@ parameter file of its own beside the monomial one; a bad value names the key."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from pathlib import Path
@@ -61,6 +62,29 @@ def test_a_coset_key_proves_verifies_and_has_its_own_file(tmp_path: Path, env: d
     assert f"parameter file {mono_file}: its H query is in the coset basis, expected monomial" in proc.stderr
 
 
+def test_a_key_with_c_folded_in_proves_and_verifies_without_c(tmp_path: Path, env: dict[str, str]) -> None:
+    params = Path(env["PROOFLAB_PARAM_DIR"])
+    proc = prooflab(["batch", "--count", "2", "--set", "circuit=porep-like", "--set", "constraints=4096",
+                     "--set", "partitions=2", "--set", "h_basis=coset_fold_c", "--out", str(tmp_path),
+                     "--run-id", "fold"], env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [p.name.endswith("-coset_fold_c.params") for p in params.iterdir()] == [True]
+    for job in sorted((tmp_path / "fold" / "proofs").iterdir()):
+        assert json.loads((job / "public_inputs.json").read_text())["h_basis"] == "coset_fold_c"
+        check = prooflab(["verify", "--proof", str(job / "proof.bin"), "--inputs", str(job / "public_inputs.json")],
+                         env, cwd=tmp_path)
+        assert check.returncode == 0, check.stdout + check.stderr
+    # The partitions' host buffers hold a and b only: two thirds of the coset key's.
+    def abc_bytes(run: str) -> int:
+        with (tmp_path / run / "stages.csv").open() as f:
+            return sum(int(row["abc_bytes"]) for row in csv.DictReader(f))
+    proc = prooflab(["batch", "--count", "2", "--set", "circuit=porep-like", "--set", "constraints=4096",
+                     "--set", "partitions=2", "--set", "h_basis=coset", "--out", str(tmp_path),
+                     "--run-id", "coset"], env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert abc_bytes("fold") * 3 == abc_bytes("coset") * 2
+
+
 def test_setup_makes_a_coset_key_and_bad_values_name_the_key(tmp_path: Path, env: dict[str, str]) -> None:
     params = Path(env["PROOFLAB_PARAM_DIR"])
     proc = prooflab(["setup", "--circuit", "tiny", "--h-basis", "coset"], env, cwd=tmp_path)
@@ -72,4 +96,4 @@ def test_setup_makes_a_coset_key_and_bad_values_name_the_key(tmp_path: Path, env
     proc = prooflab(["batch", "--count", "1", *TINY, "--set", "h_basis=lagrange", "--out", str(tmp_path)],
                     env, cwd=tmp_path)
     assert proc.returncode != 0
-    assert "config key 'h_basis': bad value 'lagrange' (accepted: monomial | coset)" in proc.stderr
+    assert "config key 'h_basis': bad value 'lagrange' (accepted: monomial | coset | coset_fold_c)" in proc.stderr

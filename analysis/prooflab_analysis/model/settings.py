@@ -141,8 +141,9 @@ UNMODELLED: dict[str, str] = {
     "batch_add_tables": "the batch additions are inside the calibration run's GPU phase, over the "
                         "group tables (pairs, quads) or none as it ran them; the tables' one-time build "
                         "(in the first phase of a key) is not simulated",
-    "h_basis": "H's transforms and MSM are inside the calibration run's GPU phase, seven or six as "
-               "its key's basis made them; the coset key's setup is not simulated",
+    "h_basis": "H's transforms and MSM are inside the calibration run's GPU phase (seven, six or four "
+               "as its key's basis made them), C·w inside its synthesis or not; a coset key's setup is "
+               "not simulated",
     "record": "the TIMELINE's cost is inside the calibration run's stage times",
     "cupti": "CUPTI's cost is inside the calibration run's stage times",
 }
