@@ -22,6 +22,11 @@ constexpr std::uint32_t kMinSegment = 32;
 // additions and the accumulation's per-run work, net of what a wider window saves. Fitted to
 // the H200's totals at 2^24 for c = 19 and c = 20 (2026-11-30: 134.0 and 127.4 ms).
 constexpr double kBucketCost = 2.0;
+// The fixed-base mode's one bucket set, measured (H100, 2026-12-05): reduce 12.25 ms for 2^23
+// buckets against accumulate 74.27 ms for 11·2^24 mixed additions = 3.6 additions per bucket.
+// It picks c = 22 at 2^24 and 20 at 2^22 (24 and 22 with kBucketCost): in the GPU phase 0.2 and
+// 0.65 ms faster in both sittings (results/2026-12-07-coset-lagrange-h).
+constexpr double kFoldedBucketCost = 3.6;
 // One step of the fix-up's sequential walk (a full addition on one thread, latency-bound), in
 // mixed additions of throughput: 1.8 ms for 146 steps at 1.8 G additions/s (H200, c = 19 at
 // 2^24, whose top window has 8 bits), and 35 ms for 3,900 steps at c = 18.
@@ -42,7 +47,7 @@ unsigned cheapest_window_bits(std::size_t n, bool folded, unsigned max_bits) {
     const double top_bucket = static_cast<double>(n) / std::ldexp(1.0, top_bits - 1);
     const double walk = top_bucket / static_cast<double>(chunk_for(n * p.windows));
     const double cost = static_cast<double>(n) * p.windows +
-                        kBucketCost * p.bucket_sets() * p.buckets + kFixupStepCost * walk;
+                        (folded ? kFoldedBucketCost : kBucketCost) * p.bucket_sets() * p.buckets + kFixupStepCost * walk;
     if (cost < best_cost) {
       best_cost = cost;
       best = c;

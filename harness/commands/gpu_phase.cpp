@@ -236,8 +236,8 @@ void add_gpu_phase_command(CLI::App& app) {
         this_rep[trace::stage_name(sub)] = us / 1e3;
       });
       const double ph = seconds_since(ts) * 1e3;
-      std::printf("  rep %u%s: stage (upload a, b, c) %.1f ms, gpu phase %.1f ms (", rep,
-                  rep == 0 ? " (warm-up)" : "", st, ph);
+      std::printf("  rep %u%s: stage (upload %s) %.1f ms, gpu phase %.1f ms (", rep,
+                  rep == 0 ? " (warm-up)" : "", part0.c.empty() ? "a, b" : "a, b, c", st, ph);
       for (const auto& [k, v] : this_rep) std::printf(" %s %.1f", k.c_str(), v);
       std::printf(" )\n");
       std::fflush(stdout);
