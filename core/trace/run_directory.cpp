@@ -57,14 +57,29 @@ RunDirectory::RunDirectory(fs::path dir, nlohmann::json metadata)
 
 RunDirectory::~RunDirectory() = default;
 
+namespace {
+
+// Room the final run.json may grow into on a full disk (its end time, status and error list):
+// blocks allocated past the end of each run.json written (FALLOC_FL_KEEP_SIZE: the file's size
+// stays its text's), which the in-place rewrite below may use.
+constexpr off_t kRunJsonSlack = 16 << 10;
+
+}  // namespace
+
 void RunDirectory::write_run_json() {
   const auto path = dir_ / "run.json";
   const std::string text = meta_.dump(2) + "\n";
   try {
     io::write_file_atomically(path, {text});
+    // Best effort: a file system without fallocate (or already full) leaves the file as written.
+    if (const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC); fd >= 0) {
+      (void)::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(text.size()) + kRunJsonSlack);
+      ::close(fd);
+    }
   } catch (const io::FileWriteError& e) {
     // No room for a new file (a full disk, no inodes): rewrite it in place when the text
-    // fits the blocks it already holds, so the final status still gets recorded.
+    // fits the blocks it already holds (its text's and the slack reserved after the last
+    // write), so the final status still gets recorded.
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     struct stat st {};
     if (fd < 0 || ::fstat(fd, &st) != 0 ||

@@ -175,6 +175,20 @@ def small_tmpfs(tmp_path: Path, request: pytest.FixtureRequest):
         subprocess.run(["umount", str(mount_point)], check=True)
 
 
+@pytest.mark.parametrize("small_tmpfs", ["size=20m"], indirect=True)
+def test_run_json_keeps_room_to_record_the_end_on_a_full_disk(tmp_path: Path, env: dict[str, str],
+                                                               small_tmpfs: Path) -> None:
+    # The final run.json (end time, status, every write error) is rewritten in place when the
+    # disk has no room for a new file: each run.json keeps 16 KiB allocated past its text for
+    # that (fallocate, KEEP_SIZE), whatever its length; without it a run.json whose final text
+    # crossed a block boundary failed the run with "cannot write run.json" instead of its own error.
+    proc = prooflab(["batch", "--count", "1", "--set", "circuit=tiny", "--set", "partitions=1",
+                     "--out", str(small_tmpfs), "--run-id", "r"], env, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    st = (small_tmpfs / "r" / "run.json").stat()
+    assert st.st_blocks * 512 >= st.st_size + 16 * 1024
+
+
 def csv_rows_are_whole(path: Path) -> int:
     text = path.read_text()
     assert text.endswith("\n"), f"{path} ends mid-row"
