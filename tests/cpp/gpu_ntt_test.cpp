@@ -314,45 +314,36 @@ TEST(GpuNttSimulation, PassTablesForTheTunedMultiPassSizes) {
   EXPECT_THROW(gntt::build_tables(10, gntt::kCouplingLogSize, {{0, 2}, {2, 2}, {4, 2}}), std::invalid_argument);
 }
 
+// H as the device runs it for every key basis (h_basis.hpp): the seven transforms against core's
+// compute_h (n - 1 coefficients); with HOptions::coset_values against compute_h_on_coset (all n
+// values), and without c (a key that folds C in: four transforms, a·b), bit for bit.
 TEST(GpuNttSimulation, ComputeHMatchesCpu) {
   for (unsigned log_n : {1u, 4u, 10u, 12u}) {
     for (const auto& plan : {PlanOptions{}, PlanOptions{5, 4, {}}}) {
       const std::size_t n = std::size_t{1} << log_n;
-      auto a = random_vector(n, 1), b = random_vector(n, 2), c = random_vector(n, 3);
+      const std::string what = "2^" + std::to_string(log_n) + " " + plan_name(plan);
+      const auto a = random_vector(n, 1), b = random_vector(n, 2), c = random_vector(n, 3);
+      const std::vector<Fr> no_c;
       const auto tables = gntt::build_tables(log_n);
-      const auto h = simulate_h(tables.view(tables.data.data()), a, b, c, plan);
-      const auto expect = prooflab::groth16::compute_h(a, b, c, pool());
+      const auto view = tables.view(tables.data.data());
+      auto a1 = a, b1 = b, c1 = c, a2 = a, b2 = b, c2 = c, a3 = a, b3 = b, c3 = no_c;
+      const auto expect = prooflab::groth16::compute_h(a1, b1, c1, pool());
+      const auto expect_coset = prooflab::groth16::compute_h_on_coset(a2, b2, c2, pool());
+      const auto expect_ab = prooflab::groth16::compute_h_on_coset(a3, b3, c3, pool());
       ASSERT_EQ(expect.size(), n - 1);
-      EXPECT_EQ(0, std::memcmp(h.data(), expect.data(), (n - 1) * sizeof(Fr32)))
-          << "2^" << log_n << " " << plan_name(plan);
+      ASSERT_EQ(expect_coset.size(), n);
+      ASSERT_EQ(expect_ab.size(), n);
+      EXPECT_EQ(0, std::memcmp(simulate_h(view, a, b, c, plan).data(), expect.data(), (n - 1) * sizeof(Fr32))) << what;
+      EXPECT_EQ(0, std::memcmp(simulate_h(view, a, b, c, plan, true).data(), expect_coset.data(), n * sizeof(Fr32)))
+          << what << " coset";
+      EXPECT_EQ(0, std::memcmp(simulate_h(view, a, b, no_c, plan, true).data(), expect_ab.data(), n * sizeof(Fr32)))
+          << what << " coset without c";
     }
   }
 }
 
-// The six-transform H of a coset-Lagrange key (HOptions::coset_values): core's compute_h_on_coset,
-// all n values, bit for bit; and without c (a key that folds C in: four transforms, a·b).
-TEST(GpuNttSimulation, ComputeHOnCosetMatchesCpu) {
-  for (unsigned log_n : {1u, 4u, 10u, 12u}) {
-    for (const auto& plan : {PlanOptions{}, PlanOptions{5, 4, {}}}) {
-      const std::size_t n = std::size_t{1} << log_n;
-      auto a = random_vector(n, 7), b = random_vector(n, 8), c = random_vector(n, 9);
-      const auto tables = gntt::build_tables(log_n);
-      const auto h = simulate_h(tables.view(tables.data.data()), a, b, c, plan, true);
-      const std::vector<Fr> no_c;
-      const auto ab = simulate_h(tables.view(tables.data.data()), a, b, no_c, plan, true);
-      auto a2 = a, b2 = b;
-      std::vector<Fr> c2;
-      const auto expect = prooflab::groth16::compute_h_on_coset(a, b, c, pool());
-      const auto expect_ab = prooflab::groth16::compute_h_on_coset(a2, b2, c2, pool());
-      ASSERT_EQ(expect.size(), n);
-      ASSERT_EQ(expect_ab.size(), n);
-      EXPECT_EQ(0, std::memcmp(h.data(), expect.data(), n * sizeof(Fr32)))
-          << "2^" << log_n << " " << plan_name(plan);
-      EXPECT_EQ(0, std::memcmp(ab.data(), expect_ab.data(), n * sizeof(Fr32)))
-          << "2^" << log_n << " " << plan_name(plan) << " without c";
-    }
-  }
-  // Montgomery output: the value times R.
+// The coset values in Montgomery form (HOptions::canonical_output = false): the canonical value times R.
+TEST(GpuNttSimulation, CosetValuesInMontgomeryForm) {
   const auto x = as_dev(random_vector(64, 10));
   for (std::size_t i = 0; i + 2 < x.size(); ++i) {
     const Fr32 mont = gntt::h_coset_value(x[i], x[i + 1], x[i + 2], false);
@@ -360,6 +351,10 @@ TEST(GpuNttSimulation, ComputeHOnCosetMatchesCpu) {
     const auto want = as_cpu({mont})[0].to_canonical();
     static_assert(sizeof(want) == sizeof(Fr32));
     EXPECT_EQ(0, std::memcmp(&canon, &want, sizeof(Fr32))) << i;
+    const Fr32 ab_mont = gntt::h_coset_value(x[i], x[i + 1], false);
+    const Fr32 ab_canon = gntt::h_coset_value(x[i], x[i + 1], true);
+    const auto ab_want = as_cpu({ab_mont})[0].to_canonical();
+    EXPECT_EQ(0, std::memcmp(&ab_canon, &ab_want, sizeof(Fr32))) << i << " without c";
   }
 }
 
@@ -511,67 +506,50 @@ TEST_P(GpuNtt, RoundTripsAndDegenerateInputs) {
   }
 }
 
+// H on the device for every key basis (h_basis.hpp) against core: compute_h's n − 1
+// coefficients and, with HOptions::coset_values, compute_h_on_coset's n values (and without c,
+// a key that folds C in) — canonical on three streams and on one, and in Montgomery form from
+// a, b, c already on the device.
 TEST_P(GpuNtt, ComputeHMatchesCpu) {
   // At 2^27 the CPU's H (seven transforms, 12 GiB of inputs) outlasts the device call's limit
   // (seen: > 80 s after the transforms' 320 s); H's passes are the transforms checked above.
   if (log_n() >= 27) GTEST_SKIP() << "covered at 2^10..2^24; the transforms are checked at 2^27";
   const auto a = random_vector(n(), 1), b = random_vector(n(), 2), c = random_vector(n(), 3);
-  auto ca = a, cb = b, cc = c;
-  const auto expect = prooflab::groth16::compute_h(ca, cb, cc, pool());
-  for (bool concurrent : {true, false}) {
+  for (bool coset : {false, true}) {
+    const std::string basis = coset ? "coset, " : "monomial, ";
+    auto ca = a, cb = b, cc = c;
+    const auto expect = coset ? prooflab::groth16::compute_h_on_coset(ca, cb, cc, pool())
+                              : prooflab::groth16::compute_h(ca, cb, cc, pool());
+    ASSERT_EQ(expect.size(), coset ? n() : n() - 1);
+    std::vector<prooflab::msm::Scalar> expect_ab;
+    if (coset) {
+      auto a2 = a, b2 = b;
+      std::vector<Fr> c2;
+      expect_ab = prooflab::groth16::compute_h_on_coset(a2, b2, c2, pool());
+    }
+    for (bool concurrent : {true, false}) {
+      gntt::HOptions opt;
+      opt.concurrent = concurrent;
+      opt.coset_values = coset;
+      const std::string what = basis + (concurrent ? "three streams" : "one stream");
+      const auto h = gntt::compute_h_from_host(a, b, c, *alloc_, stream_, opt);
+      ASSERT_EQ(h.size(), expect.size());
+      EXPECT_TRUE(h == expect) << what;
+      if (coset) EXPECT_TRUE(gntt::compute_h_from_host(a, b, {}, *alloc_, stream_, opt) == expect_ab) << what << ", without c";
+    }
+    const gntt::Domain dom(log_n(), *alloc_, stream_);
+    auto da = buffer(), db = buffer(), dc = buffer();
+    put(da.get(), a), put(db.get(), b), put(dc.get(), c);
+    gntt::HComputer hc(*alloc_);
     gntt::HOptions opt;
-    opt.concurrent = concurrent;
-    const auto h = gntt::compute_h_from_host(a, b, c, *alloc_, stream_, opt);
-    ASSERT_EQ(h.size(), expect.size());
-    EXPECT_TRUE(h == expect) << (concurrent ? "three streams" : "one stream");
+    opt.canonical_output = false;
+    opt.coset_values = coset;
+    hc.compute(da.get(), db.get(), dc.get(), dom, stream_, opt);
+    const auto got = get(da.get());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < expect.size(); ++i) bad += got[i] != Fr::from_canonical(expect[i]);
+    EXPECT_EQ(bad, 0u) << basis << "Montgomery form";
   }
-  // Montgomery output, a, b, c already on the device.
-  const gntt::Domain dom(log_n(), *alloc_, stream_);
-  auto da = buffer(), db = buffer(), dc = buffer();
-  put(da.get(), a), put(db.get(), b), put(dc.get(), c);
-  gntt::HComputer hc(*alloc_);
-  gntt::HOptions opt;
-  opt.canonical_output = false;
-  hc.compute(da.get(), db.get(), dc.get(), dom, stream_, opt);
-  const auto got = get(da.get());
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i + 1 < n(); ++i) bad += got[i] != Fr::from_canonical(expect[i]);
-  EXPECT_EQ(bad, 0u) << "Montgomery-form h";
-}
-
-// The six-transform H of a coset-Lagrange key: core's compute_h_on_coset, canonical (three
-// streams and one) and in Montgomery form.
-TEST_P(GpuNtt, ComputeHOnCosetMatchesCpu) {
-  if (log_n() >= 27) GTEST_SKIP() << "covered at 2^10..2^24";
-  const auto a = random_vector(n(), 4), b = random_vector(n(), 5), c = random_vector(n(), 6);
-  auto ca = a, cb = b, cc = c;
-  const auto expect = prooflab::groth16::compute_h_on_coset(ca, cb, cc, pool());
-  ASSERT_EQ(expect.size(), n());
-  for (bool concurrent : {true, false}) {
-    gntt::HOptions opt;
-    opt.concurrent = concurrent;
-    opt.coset_values = true;
-    const auto h = gntt::compute_h_from_host(a, b, c, *alloc_, stream_, opt);
-    ASSERT_EQ(h.size(), expect.size());
-    EXPECT_TRUE(h == expect) << (concurrent ? "three streams" : "one stream");
-    auto a2 = a, b2 = b;
-    std::vector<Fr> c2;
-    const auto expect_ab = prooflab::groth16::compute_h_on_coset(a2, b2, c2, pool());
-    EXPECT_TRUE(gntt::compute_h_from_host(a, b, {}, *alloc_, stream_, opt) == expect_ab)
-        << (concurrent ? "three streams" : "one stream") << ", without c";
-  }
-  const gntt::Domain dom(log_n(), *alloc_, stream_);
-  auto da = buffer(), db = buffer(), dc = buffer();
-  put(da.get(), a), put(db.get(), b), put(dc.get(), c);
-  gntt::HComputer hc(*alloc_);
-  gntt::HOptions opt;
-  opt.canonical_output = false;
-  opt.coset_values = true;
-  hc.compute(da.get(), db.get(), dc.get(), dom, stream_, opt);
-  const auto got = get(da.get());
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < n(); ++i) bad += got[i] != Fr::from_canonical(expect[i]);
-  EXPECT_EQ(bad, 0u) << "Montgomery-form coset values";
 }
 
 TEST_P(GpuNtt, ComputeHOfZerosIsZero) {
