@@ -241,7 +241,7 @@ class Engine {
     // the GPU phase (docs/engine.md, "Sparse products on the device"), so the throttle has
     // nothing to slow here.
     part.synth = cfg_.sparse_products == Placement::kGpu
-                     ? groth16::defer_products(in_.cs, std::move(witness))
+                     ? groth16::defer_products(in_.cs, std::move(witness), !groth16::folds_c(in_.pk.h_basis))
                      : groth16::synthesize(in_.cs, std::move(witness), pool, throttle_.hook(),
                                            !groth16::folds_c(in_.pk.h_basis));
     part.row.abc_bytes = buffer_bytes(part.synth.a) + buffer_bytes(part.synth.b) + buffer_bytes(part.synth.c);

@@ -93,11 +93,12 @@ SynthesizedPartition synthesize(const r1cs::R1cs& cs, r1cs::Witness witness, par
   return out;
 }
 
-SynthesizedPartition defer_products(const r1cs::R1cs& cs, r1cs::Witness witness) {
+SynthesizedPartition defer_products(const r1cs::R1cs& cs, r1cs::Witness witness, bool with_c) {
   SynthesizedPartition out;
   out.witness = std::move(witness);
   r1cs::check_witness_fits(cs, out.witness, "synthesize");
   out.products_on_device = &cs;
+  out.products_with_c = with_c;
   return out;
 }
 

@@ -34,6 +34,7 @@ struct SynthesizedPartition {
   // Set (and a, b, c empty) when the device computes the products from this system's
   // matrices (engine knob sparse_products = gpu: Backend::stage uploads the witness).
   const r1cs::R1cs* products_on_device = nullptr;
+  bool products_with_c = true;  // with products_on_device: whether the device computes C·w too
 };
 
 // The rest of synthesis once the witness is generated: A·w, B·w, C·w over the QAP domain (C·w
@@ -66,7 +67,7 @@ struct MsmPlan {
 
 // Synthesis without the products (sparse_products = gpu): the witness, checked against cs,
 // with a, b, c left to the device.
-SynthesizedPartition defer_products(const r1cs::R1cs& cs, r1cs::Witness witness);
+SynthesizedPartition defer_products(const r1cs::R1cs& cs, r1cs::Witness witness, bool with_c = true);
 
 MsmPlan prep_msm(const ProvingKey& pk, const r1cs::R1cs& cs, const r1cs::Witness& w);
 

@@ -745,7 +745,7 @@ std::unique_ptr<prooflab::engine::DeviceBuffers> CudaBackend::stage_witness(
     LaneLease lane(d);
     buffers->a = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
     buffers->b = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
-    buffers->c = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
+    if (part.products_with_c) buffers->c = DeviceBuffer<Fr32>(*d.alloc, n, lane->stream, stage_name);
     buffers->witness = upload_witness(*d.alloc, part.witness, lane->stream, stage_name);
     check_cuda(cudaStreamSynchronize(lane->stream), "cudaStreamSynchronize(stage witness)");
   } catch (const DeviceOutOfMemory& e) {
@@ -823,7 +823,7 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
                                 std::to_string(device));
   const std::size_t n = buf.size();
   const bool coset_h = groth16::is_coset(pk.h_basis);
-  if (!groth16::folds_c(pk.h_basis) && !buf.c.get() && !buf.products_pending())
+  if (!groth16::folds_c(pk.h_basis) && !buf.c.get())
     throw std::invalid_argument(std::string("CudaBackend::run_gpu_phase: a key of H basis ") +
                                 groth16::h_basis_name(pk.h_basis) + " needs C·w, and the staged partition has none");
   const std::size_t h_count = groth16::h_query_size(pk.h_basis, n);
@@ -965,7 +965,8 @@ groth16::GpuPhaseSums CudaBackend::run_gpu_phase(int device, const groth16::Prov
         buf.witness.reset();
         buf.matrices.reset();
       }
-      // A key that folds C's share in: no c chain (c stays unread where the device computed it).
+      // A key that folds C's share in: no c chain (and no C·w where the device computes the
+      // products: the engine defers them without C).
       lane->h->compute(buf.a.get(), buf.b.get(), groth16::folds_c(pk.h_basis) ? nullptr : buf.c.get(), dom,
                        lane->stream, {.coset_values = coset_h});
       // a[0, h_count) holds H's scalars, canonical (msm::Scalar layout): n - 1 coefficients,

@@ -22,6 +22,7 @@ void sparse_products(const DeviceMatrices& m, const field::Fr32* witness, std::s
   args.out[0] = a;
   args.out[1] = b;
   args.out[2] = c;
+  args.matrices = c ? 3 : 2;
   args.rows = rows;
   launch_sparse_products(args, stream);
   constexpr std::size_t kFr = sizeof(field::Fr32);
@@ -33,7 +34,7 @@ void sparse_products(const DeviceMatrices& m, const field::Fr32* witness, std::s
     check_cuda(cudaMemsetAsync(a + a_tail, 0, (domain_size - a_tail) * kFr, stream), "cudaMemsetAsync(a)");
   if (tail) {
     check_cuda(cudaMemsetAsync(b + rows, 0, tail * kFr, stream), "cudaMemsetAsync(b)");
-    check_cuda(cudaMemsetAsync(c + rows, 0, tail * kFr, stream), "cudaMemsetAsync(c)");
+    if (c) check_cuda(cudaMemsetAsync(c + rows, 0, tail * kFr, stream), "cudaMemsetAsync(c)");
   }
 }
 

@@ -14,7 +14,8 @@
 namespace prooflab::gpu::r1cs {
 
 // Queues the products on `stream` into a, b, c of domain_size elements each (device
-// memory); witness holds m.columns() values, the first num_inputs the inputs. Throws
+// memory; c null: C·w is not computed, for a key that folds C's share in, h_basis.hpp);
+// witness holds m.columns() values, the first num_inputs the inputs. Throws
 // std::invalid_argument when domain_size < m.rows() + num_inputs or num_inputs > m.columns().
 void sparse_products(const DeviceMatrices& m, const field::Fr32* witness, std::size_t num_inputs,
                      field::Fr32* a, field::Fr32* b, field::Fr32* c, std::size_t domain_size,

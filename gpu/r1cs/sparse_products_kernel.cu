@@ -14,7 +14,7 @@ __global__ void __launch_bounds__(kSparseProductsThreads) sparse_products_kernel
 void launch_sparse_products(const SparseProductsArgs& args, cudaStream_t stream) {
   if (args.rows == 0) return;
   const std::uint64_t blocks = (args.rows + kSparseProductsThreads - 1) / kSparseProductsThreads;
-  sparse_products_kernel<<<dim3(static_cast<unsigned>(blocks), 3), kSparseProductsThreads, 0, stream>>>(args);
+  sparse_products_kernel<<<dim3(static_cast<unsigned>(blocks), args.matrices), kSparseProductsThreads, 0, stream>>>(args);
   check_cuda(cudaGetLastError(), "sparse_products_kernel launch");
 }
 

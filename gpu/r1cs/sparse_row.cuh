@@ -58,6 +58,7 @@ struct SparseProductsArgs {
   CsrView matrix[3];
   const field::Fr32* witness = nullptr;
   field::Fr32* out[3] = {nullptr, nullptr, nullptr};
+  unsigned matrices = 3;  // out[0, matrices) are computed: 2 leaves C out
   std::uint64_t rows = 0;
 };
 

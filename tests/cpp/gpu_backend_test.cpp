@@ -323,7 +323,8 @@ TEST_P(CudaBackendPhase, FixedBaseHGivesTheCpuBackendsSums) {
 // h_basis = coset (issue 24 item 3): a key from the same toxic waste with its H query in the
 // coset's Lagrange basis; the six-transform H on the device, plain and fixed-base, gives the
 // same sums as the CPU backend with that key and the same H sum as the monomial key's; and
-// coset_fold_c (no C·w staged, four transforms) the CPU backend's sums with its key.
+// coset_fold_c (no C·w staged, or with sparse_products on the device none computed; four
+// transforms) the CPU backend's sums with its key.
 TEST_P(CudaBackendPhase, CosetLagrangeHGivesTheCpuBackendsSums) {
   REQUIRE_GPU();
   const auto& s = setup_for(GetParam().circuit, GetParam().constraints);
@@ -356,6 +357,11 @@ TEST_P(CudaBackendPhase, CosetLagrangeHGivesTheCpuBackendsSums) {
     buffers.reset();
     auto folded_buffers = cuda.stage(0, no_c, "test");
     expect_same_sums(cuda.run_gpu_phase(0, folded, *folded_buffers, folded_plan, [](trace::Stage, std::int64_t) {}),
+                     want_folded);
+    folded_buffers.reset();
+    // sparse_products = gpu: the device computes A·w and B·w only (no c buffer staged).
+    auto deferred = cuda.stage(0, groth16::defer_products(s.cs, no_c.witness, false), "test");
+    expect_same_sums(cuda.run_gpu_phase(0, folded, *deferred, folded_plan, [](trace::Stage, std::int64_t) {}),
                      want_folded);
   }
 }
