@@ -15,20 +15,32 @@
 
 namespace prooflab::groth16 {
 
+// a, b and c (c may be empty) from the domain to the coset g·H in place: iNTT, then coset NTT.
+// Returns the domain; throws, naming `who`, unless each non-empty vector has the domain's size
+// (a's, rounded up to a power of two). compute_h and compute_h_on_coset begin with it.
+template <class F>
+poly::BasicEvaluationDomain<F> to_coset(std::vector<F>& a, std::vector<F>& b, std::vector<F>& c,
+                                        parallel::ThreadPool& pool, const char* who) {
+  const poly::BasicEvaluationDomain<F> d = poly::BasicEvaluationDomain<F>::at_least(a.size());
+  if (a.size() != d.size() || b.size() != d.size() || (!c.empty() && c.size() != d.size()))
+    throw std::invalid_argument(std::string(who) + ": a, b (and c, unless empty) must be padded to "
+                                "the domain size " + std::to_string(d.size()));
+  for (auto* v : {&a, &b, &c}) {
+    if (v->empty()) continue;
+    poly::intt<F>(*v, d, pool);
+    poly::coset_ntt<F>(*v, d, pool);
+  }
+  return d;
+}
+
 // h = (a·b − c)/Z over the coset, as coefficients (m − 1 of them), canonical for the MSM.
 // a, b, c hold the QAP rows (constraints, then input rows) zero-padded to the domain size m.
 // Consumes a, b, c (they are transformed in place).
 template <class F>
 std::vector<field::BigInt<F::kLimbs>> compute_h(std::vector<F>& a, std::vector<F>& b,
                                                 std::vector<F>& c, parallel::ThreadPool& pool) {
-  const poly::BasicEvaluationDomain<F> d = poly::BasicEvaluationDomain<F>::at_least(a.size());
-  if (a.size() != d.size() || b.size() != d.size() || c.size() != d.size())
-    throw std::invalid_argument("compute_h: a, b, c must be padded to the domain size " +
-                                std::to_string(d.size()));
-  for (auto* v : {&a, &b, &c}) {
-    poly::intt<F>(*v, d, pool);
-    poly::coset_ntt<F>(*v, d, pool);
-  }
+  if (c.empty()) throw std::invalid_argument("compute_h: c is empty (only a coset key folds C in)");
+  const poly::BasicEvaluationDomain<F> d = to_coset(a, b, c, pool, "compute_h");
   const F z_inv = d.vanishing_at(poly::BasicEvaluationDomain<F>::coset_shift()).inverse();
   pool.parallel_for(d.size(), 4096, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
@@ -49,16 +61,8 @@ template <class F>
 std::vector<field::BigInt<F::kLimbs>> compute_h_on_coset(std::vector<F>& a, std::vector<F>& b,
                                                          std::vector<F>& c,
                                                          parallel::ThreadPool& pool) {
-  const poly::BasicEvaluationDomain<F> d = poly::BasicEvaluationDomain<F>::at_least(a.size());
   const bool with_c = !c.empty();
-  if (a.size() != d.size() || b.size() != d.size() || (with_c && c.size() != d.size()))
-    throw std::invalid_argument("compute_h_on_coset: a, b (and c, unless empty) must be padded to "
-                                "the domain size " + std::to_string(d.size()));
-  for (auto* v : {&a, &b, &c}) {
-    if (v->empty()) continue;
-    poly::intt<F>(*v, d, pool);
-    poly::coset_ntt<F>(*v, d, pool);
-  }
+  const poly::BasicEvaluationDomain<F> d = to_coset(a, b, c, pool, "compute_h_on_coset");
   std::vector<field::BigInt<F::kLimbs>> e(d.size());
   pool.parallel_for(d.size(), 4096, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i)

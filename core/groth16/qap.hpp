@@ -176,7 +176,7 @@ std::vector<F> coset_lagrange_h_scalars(const poly::BasicEvaluationDomain<F>& do
   // x_j and the denominators τ − x_j, batch-inverted with one inversion per chunk.
   std::vector<F> out(m);
   const F scale = tau_m_minus_g_m * domain.vanishing_at(tau) *
-                  (F::from_u64(m) * g_m * (g_m - F::one()) * delta).inverse();
+                  (F::from_u64(m) * g_m * domain.vanishing_at(g) * delta).inverse();
   pool.parallel_for(m, 4096, [&](std::size_t begin, std::size_t end) {
     std::vector<F> x(end - begin), prefix(end - begin);
     F xj = g * domain.omega().pow(field::BigInt<1>{begin}), acc = F::one();
@@ -206,8 +206,7 @@ std::vector<F> fold_c_into_l(const BasicQapAtTau<F>& qap, std::size_t num_inputs
     throw std::invalid_argument("fold_c_into_l: " + std::to_string(qap.c.size()) + " variables for " +
                                 std::to_string(num_inputs) + " inputs and " + std::to_string(l.size()) +
                                 " aux");
-  const F g_m = poly::BasicEvaluationDomain<F>::coset_shift().pow(field::BigInt<1>{domain.size()});
-  const F zf = qap.z_at_tau * (delta * (g_m - F::one())).inverse();
+  const F zf = qap.z_at_tau * (delta * domain.vanishing_at(poly::BasicEvaluationDomain<F>::coset_shift())).inverse();
   for (std::size_t k = 0; k < l.size(); ++k) l[k] -= qap.c[num_inputs + k] * zf;
   std::vector<F> inputs(num_inputs);
   for (std::size_t k = 0; k < num_inputs; ++k) inputs[k] = qap.c[k] * zf;

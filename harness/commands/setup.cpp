@@ -22,8 +22,8 @@ void add_setup_command(CLI::App& app) {
                   "derive the toxic waste from this seed (tests only; default: OS randomness)");
   cmd->add_flag("--force", *force, "regenerate even when a file for this shape exists");
   cmd->add_option("--h-basis", *h_basis,
-                  "monomial | coset: the H query's basis (the engine's h_basis; a coset key has a file "
-                  "of its own)")
+                  "monomial | coset | coset_fold_c: the H query's basis (the engine's h_basis; each "
+                  "basis has a parameter file of its own)")
       ->capture_default_str()
       ->check(config_key_check("h_basis"));
   cmd->callback([o, seed, force, h_basis] {
