@@ -534,6 +534,8 @@ int main(int argc, char** argv) {
           if (mopt.scalar_pieces == 1) v << " upload_first";
           if (mopt.accumulate_min_blocks) v << " acc_blocks" << mopt.accumulate_min_blocks;
           if (mopt.min_segment) v << " min_segment" << mopt.min_segment;
+          v << " L" << shape.segment;
+          if (mopt.reduce_wave == msm::kReduceWaveOff) v << " pow2_segments";
           if (table) v << " table " << table->windows() << "x";
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
@@ -583,6 +585,18 @@ int main(int argc, char** argv) {
           for (unsigned c : {16u, 19u})
             if (c != msm::plan_window_bits(std::size_t{1} << 22))
               msm_case("msm_variant", 22, msm::MsmOptions{c, 0, 0}, false);
+          // The reduction's segments at the power of two (before they filled whole waves).
+          msm_case("msm_variant", 24, {.reduce_wave = msm::kReduceWaveOff}, false);
+          // The accumulation's chunk (scalars uploaded whole, one piece: one chunk count) for
+          // whole waves of 3 blocks of 128 per SM on 132 SMs (4..7), beside the planned K of the
+          // upload_first row above (2^18 chunks: 5.17 such waves).
+          const std::size_t entries24 = (std::size_t{1} << 24) * msm::make_digit_plan(msm::plan_window_bits(nmax)).windows;
+          for (unsigned waves : {4u, 5u, 6u, 7u}) {
+            const std::size_t threads = std::size_t{waves} * 132 * 3 * 128;
+            msm_case("msm_variant", 24,
+                     {.entries_per_thread = static_cast<unsigned>((entries24 + threads - 1) / threads), .scalar_pieces = 1},
+                     false);
+          }
         }
         // Fixed-base mode (a table of 2^(c·w)-multiples per query, built once): every size,
         // and at 2^24 the widths around the planned one. One table at a time (2^24: ~18-20 GB).

@@ -32,17 +32,28 @@ struct MsmOptions {
   unsigned window_bits = 0;       // c; 0 = chosen from n (plan_window_bits)
   unsigned entries_per_thread = 0;  // bucket-accumulation chunk; 0 = chosen from the work
   unsigned accumulate_min_blocks = 0;  // register cap of the accumulation kernel; 0 = default
-  // The reduction's least segment (buckets per thread, a power of two); 0 = the default 32.
+  // The reduction's least power-of-two segment (buckets per thread) before the waves are
+  // filled (reduce_wave); 0 = the default 32.
   // Shorter segments shorten each thread's chain of 2L dependent additions but add the (lo−1)·R
   // term's ~1.5c additions per segment: a benchmarked alternative for small, latency-bound
   // reductions (the tails'), not a default (L = 4 was slower: docs/gpu.md, Left open).
   unsigned min_segment = 0;
+  // Threads one wave of the reduction kernel holds: where the working threads at the
+  // power-of-two segment take more than one wave, the segment is shortened (to any length) until
+  // they fill their whole waves, since a part-full last wave takes about as long as a full one.
+  // 0 = kDefaultReduceWave; kReduceWaveOff keeps the power-of-two segment (the benchmark's A/B).
+  unsigned reduce_wave = 0;
   // Host scalars (run_host_scalars): the pieces they go up in, each piece's digits, sort and
   // accumulation running while the next one is copied; 0 = planned (plan_scalar_pieces), 1 =
   // all of them uploaded before the MSM starts. At most kMaxScalarPieces.
   unsigned scalar_pieces = 0;
 };
 constexpr unsigned kMaxScalarPieces = 64;
+// The H100's and H200's (132 SMs) wave of the reduction kernel: 2 blocks of 128 threads per SM
+// at its 255 registers (G1 and G2). On other devices the segments still fill whole waves of
+// this size, so whole numbers of theirs only where their wave divides it.
+constexpr unsigned kDefaultReduceWave = 132 * 2 * 128;
+constexpr unsigned kReduceWaveOff = 0xffffffffu;
 
 // What one call did, for the benchmark and the TIMELINE's sub-stages.
 struct MsmShape {
@@ -53,6 +64,7 @@ struct MsmShape {
   std::size_t chunks = 0;          // accumulation threads
   std::size_t scratch_bytes = 0;   // device memory taken from the allocator
   unsigned pieces = 1;             // pieces the scalars came in (MsmOptions::scalar_pieces)
+  std::uint32_t segment = 0;       // buckets per reduction thread (RunPlan::segment)
   // Time per phase (CUDA events; host time for the last), filled when a shape is asked for,
   // each summed over the pieces: upload (the stream waiting for host scalars: the part of
   // their copy not overlapped), digits, sort, accumulate (incl. the bucket memset), fixup,

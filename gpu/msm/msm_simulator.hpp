@@ -64,7 +64,7 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
     for (std::size_t t = 0; t < q.chunks; ++t) fixup_chunk(ca, t);
   }
   std::vector<Bucket> segs(p.reduce_threads());
-  const ReduceArgs<Bucket> ra{buckets.data(), p.digits.buckets, p.segment, p.segments, segs.data()};
+  const ReduceArgs<Bucket> ra = reduce_args(p, buckets.data(), segs.data());
   for (std::size_t g = 0; g < p.reduce_threads(); ++g) reduce_segment(ra, g);
   std::vector<Raw> sums(p.digits.bucket_sets());
   for (std::uint32_t w = 0; w < p.digits.bucket_sets(); ++w) {

@@ -21,7 +21,8 @@
 //                  real tails have scalars that repeat) is walked a group at a time, over sums
 //                  of the groups' heads made first by one thread per group (4a).
 //  5. reduce:      bucket magnitudes [lo, lo + L) of window w per thread:
-//                  Σ m·S_m = Σ (m − lo + 1)·S_m + (lo − 1)·Σ S_m, by running sums.
+//                  Σ m·S_m = Σ (m − lo + 1)·S_m + (lo − 1)·Σ S_m, by running sums; the top
+//                  window's few reachable buckets only (RunPlan::last_set_buckets).
 //  6. window sums: one block per window adds its segments (sum_points); the host combines
 //                  the W window sums by Horner's rule (c doublings per window).
 // Phases 3-6 are templates on the bucket type (XyzzPoint<F>: Xyzz32 for G1, G2Xyzz32 for
@@ -223,18 +224,27 @@ struct ReduceArgs {
   const Bucket* buckets;  // W·B
   std::uint32_t buckets_per_window;
   std::uint32_t segment;   // L
-  std::uint32_t segments;  // S = B / L per window
+  std::uint32_t segments;  // S = ceil(B / L) per window (the last segment of a window may be short)
+  std::uint32_t sets;      // bucket sets (windows, or 1 in the fixed-base mode)
+  std::uint32_t last_set_buckets;  // buckets the last set's digits can reach (≤ B; RunPlan)
   Bucket* out;             // W·S
 };
 
-// Phase 5 for thread g = w·S + j: Σ_m m·bucket_m over magnitudes m in the segment.
+// Phase 5 for thread g = w·S + j: Σ_m m·bucket_m over magnitudes m in the segment. The last
+// set's segments past its reachable buckets write infinity (their buckets stay at infinity).
 template <class Bucket>
 PROOFLAB_HDI void reduce_segment(const ReduceArgs<Bucket>& a, std::size_t g) {
   const std::size_t w = g / a.segments, j = g % a.segments;
   const std::uint32_t lo = static_cast<std::uint32_t>(j) * a.segment;  // bucket index lo ↔ m = lo + 1
-  const Bucket* b = a.buckets + w * a.buckets_per_window;
+  const std::uint32_t limit = w + 1 == a.sets ? a.last_set_buckets : a.buckets_per_window;
   Bucket running = Bucket::infinity(), acc = Bucket::infinity();
-  for (std::uint32_t k = a.segment; k-- > 0;) {
+  if (lo >= limit) {
+    a.out[g] = acc;
+    return;
+  }
+  const Bucket* b = a.buckets + w * a.buckets_per_window;
+  const std::uint32_t len = limit - lo < a.segment ? limit - lo : a.segment;
+  for (std::uint32_t k = len; k-- > 0;) {
     running.add(b[lo + k]);
     acc.add(running);
   }

@@ -187,7 +187,7 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   groups.reset();
 
   auto segs = scratch<Bucket>(alloc, p.reduce_threads(), stream, stage);
-  ReduceArgs<Bucket> ra{buckets.get(), p.digits.buckets, p.segment, p.segments, segs.get()};
+  const ReduceArgs<Bucket> ra = reduce_args(p, buckets.get(), segs.get());
   kernels::reduce(ra, p.reduce_threads(), stream);
   clock.mark(kReduce);
   buckets.reset();
@@ -223,6 +223,7 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
     shape->entries = p.entries;
     shape->chunks = chunks;
     shape->pieces = static_cast<unsigned>(sc.pieces.size());
+    shape->segment = p.segment;
     shape->scratch_bytes = scratch_bytes_for(n, opts, sizeof(Bucket), folded, !sc.ready.empty());
   }
   return result;

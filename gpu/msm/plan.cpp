@@ -68,6 +68,27 @@ std::size_t window_sum_points(const RunPlan& p) {
   }
 }
 
+// The segment L ≤ L0 and S = ceil(B / L): with the working threads at L0 filling more than one
+// wave, the least L whose working threads fit in the same number of whole waves (they fall as
+// L grows); else L0.
+void set_reduce_segment(RunPlan& r, std::uint32_t l0, unsigned wave) {
+  const auto active = [&](std::uint32_t l) {
+    r.segment = l;
+    r.segments = (r.digits.buckets + l - 1) / l;
+    return r.active_reduce_threads();
+  };
+  const std::size_t at_l0 = active(l0);
+  if (wave == kReduceWaveOff || at_l0 <= wave) return;
+  const std::size_t room = (at_l0 + wave - 1) / wave * std::size_t{wave};
+  std::uint32_t lo = 1, hi = l0;  // active(hi) ≤ room
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (active(mid) <= room) hi = mid;
+    else lo = mid + 1;
+  }
+  active(hi);
+}
+
 }  // namespace
 
 unsigned plan_window_bits(std::size_t n) { return cheapest_window_bits(n, false, kMaxAutoWindowBits); }
@@ -100,7 +121,12 @@ RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_mi
   const std::size_t least = opts.min_segment ? opts.min_segment : kMinSegment;
   r.segment = static_cast<std::uint32_t>(
       std::min<std::size_t>(r.digits.buckets, std::max<std::size_t>(least, std::bit_ceil(want))));
-  r.segments = r.digits.buckets / r.segment;
+  r.last_set_buckets = r.digits.buckets;
+  if (!folded) {  // the top window: bits [c·(W−1), 256) plus the carry, a magnitude ≤ 2^top
+    const unsigned top = 256 - c * (r.digits.windows - 1);
+    if (top < c - 1) r.last_set_buckets = 1u << top;
+  }
+  set_reduce_segment(r, r.segment, opts.reduce_wave ? opts.reduce_wave : kDefaultReduceWave);
   r.end_bit = std::bit_width(r.digits.sentinel());
   r.accumulate_min_blocks =
       opts.accumulate_min_blocks ? opts.accumulate_min_blocks : default_min_blocks;

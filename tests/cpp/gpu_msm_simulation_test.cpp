@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -24,7 +25,8 @@ TEST(GpuMsmSimulation, PlanShapes) {
   for (std::size_t log_n : {0, 4, 10, 16, 20, 22, 24, 26}) {
     const auto p = gpu::msm::make_run_plan(std::size_t{1} << log_n, {});
     EXPECT_GE(p.digits.windows * p.digits.c, 256u) << "log n " << log_n;
-    EXPECT_EQ(p.segments * p.segment, p.digits.buckets);
+    EXPECT_GE(std::size_t{p.segments} * p.segment, p.digits.buckets);  // the last segment may be short
+    EXPECT_LT(std::size_t{p.segments - 1} * p.segment, p.digits.buckets);
     EXPECT_GE(p.chunks * p.chunk, p.entries);
     EXPECT_LT(p.digits.sentinel(), 1u << p.end_bit);
   }
@@ -54,6 +56,70 @@ TEST(GpuMsmSimulation, ReductionSegmentsOfAnyLength) {
       EXPECT_EQ(gpu::msm::simulate_msm(bases, scalars, opts).to_affine(), expected)
           << "segment " << segment << " c " << c << "; " << test::seed_note();
     }
+}
+
+// The reduction's threads fill whole waves: at 2^24 (c = 20: 12 windows of 2^19 buckets and a
+// top window that reaches 2^16) the power-of-two segment of 128 leaves 49,664 working threads,
+// 1.47 waves of 33,792; the planned segment is the shortest whose threads fit in two waves.
+TEST(GpuMsmSimulation, ReductionSegmentsFillWholeWaves) {
+  using gpu::msm::kDefaultReduceWave;
+  const auto pow2 = gpu::msm::make_run_plan(1u << 24, {.reduce_wave = gpu::msm::kReduceWaveOff});
+  EXPECT_EQ(pow2.segment, 128u);
+  EXPECT_EQ(pow2.last_set_buckets, 1u << 16);
+  EXPECT_EQ(pow2.active_reduce_threads(), 12u * 4096 + 512);
+  const auto p = gpu::msm::make_run_plan(1u << 24, {});
+  const auto threads_at = [&](std::uint32_t l) {
+    const std::size_t per_window = (p.digits.buckets + l - 1) / l;
+    return 12 * per_window + (p.last_set_buckets + l - 1) / l;  // computed here, not by the plan
+  };
+  EXPECT_EQ(p.active_reduce_threads(), threads_at(p.segment));
+  EXPECT_LE(threads_at(p.segment), 2u * kDefaultReduceWave);
+  EXPECT_GT(threads_at(p.segment - 1), 2u * kDefaultReduceWave);
+  EXPECT_EQ(p.segment, 95u);
+  EXPECT_EQ(p.segments, (p.digits.buckets + 94) / 95);
+  // Within one wave the power-of-two segment stays (2^16 points: 16 windows, 2^15 buckets each).
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {}).segment, 32u);
+  // The fixed-base mode's one bucket set is reached whole.
+  const auto folded = gpu::msm::make_run_plan(1u << 24, {.window_bits = 22}, 3, true);
+  EXPECT_EQ(folded.last_set_buckets, folded.digits.buckets);
+  EXPECT_LE(folded.active_reduce_threads(), 2u * kDefaultReduceWave);
+}
+
+// Short waves force segments of other lengths (not powers of two, the last of a window short)
+// over windows whose top one reaches few buckets (c = 6: 16 of 32; 10: 64 of 512; 13: 512 of
+// 4096), with r − 1 and r − 2 (its low 32 bits set: carries up into the top window): the segment is the least that fits the waves (found here by a scan), and
+// each sum is core's.
+TEST(GpuMsmSimulation, ShortenedSegmentsAndTheTopWindowGiveCoresSum) {
+  auto rng = test::test_rng();
+  const std::size_t n = 200;
+  const auto bases = random_bases(n, rng);
+  auto scalars = random_scalars(n, rng);
+  scalars[3] = r_minus_1();
+  scalars[7] = r_minus_1();
+  scalars[7][0] -= 1;
+  const auto expected = cpu_msm(bases, scalars);
+  struct Case {
+    unsigned c, wave;
+  };
+  std::set<std::uint32_t> segments;
+  for (const Case k : {Case{6, 5}, Case{10, 150}, Case{10, 300}, Case{13, 1000}, Case{13, 2000}}) {
+    const gpu::msm::MsmOptions opts{.window_bits = k.c, .reduce_wave = k.wave};
+    const auto p = gpu::msm::make_run_plan(n, opts);
+    const unsigned windows = (256 + k.c - 1) / k.c, top = 256 - k.c * (windows - 1);
+    const std::uint32_t buckets = 1u << (k.c - 1), last = 1u << top;
+    EXPECT_EQ(p.last_set_buckets, last) << "c " << k.c;
+    const auto threads_at = [&](std::uint32_t l) {
+      return std::size_t{windows - 1} * ((buckets + l - 1) / l) + (last + l - 1) / l;
+    };
+    const std::size_t room = (threads_at(32) + k.wave - 1) / k.wave * k.wave;  // L0 = 32 here
+    std::uint32_t want = 1;
+    while (threads_at(want) > room) ++want;
+    EXPECT_EQ(p.segment, want) << "c " << k.c << " wave " << k.wave;
+    segments.insert(p.segment);
+    EXPECT_EQ(gpu::msm::simulate_msm(bases, scalars, opts).to_affine(), expected)
+        << "c " << k.c << " wave " << k.wave << " segment " << p.segment << "; " << test::seed_note();
+  }
+  EXPECT_EQ(segments, (std::set<std::uint32_t>{20, 23, 27, 31, 32})) << "the cases cover short segments";
 }
 
 // times(k), the reduction's (lo − 1)·R, starts at k's top bit: every bit length up to 32, the
