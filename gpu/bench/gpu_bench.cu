@@ -536,6 +536,7 @@ int main(int argc, char** argv) {
           if (mopt.min_segment) v << " min_segment" << mopt.min_segment;
           v << " L" << shape.segment;
           if (mopt.reduce_wave == msm::kReduceWaveOff) v << " pow2_segments";
+          if (mopt.sort_ahead) v << " sort_ahead";
           if (table) v << " table " << table->windows() << "x";
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
@@ -587,6 +588,9 @@ int main(int argc, char** argv) {
               msm_case("msm_variant", 22, msm::MsmOptions{c, 0, 0}, false);
           // The reduction's segments at the power of two (before they filled whole waves).
           msm_case("msm_variant", 24, {.reduce_wave = msm::kReduceWaveOff}, false);
+          // The next piece's digits and sort beside this piece's accumulation.
+          msm_case("msm_variant", 24, {.sort_ahead = true}, false);
+          msm_case("msm_variant", 22, {.sort_ahead = true}, true);  // checked against core/msm
           // The accumulation's chunk (scalars uploaded whole, one piece: one chunk count) for
           // whole waves of 3 blocks of 128 per SM on 132 SMs (4..7), beside the planned K of the
           // upload_first row above (2^18 chunks: 5.17 such waves).
@@ -610,8 +614,10 @@ int main(int argc, char** argv) {
           for (unsigned c : widths) {
             const msm::FixedBaseTable table(alloc, d_bases.get(), n, c, b.stream, "bench_fixed_base_table");
             msm_case(c == widths[0] ? "msm_fixed_base" : "msm_fixed_base_variant", k, {}, k <= 22, &table);
-            if (c == widths[0] && (k == 20 || k == 24))
+            if (c == widths[0] && (k == 20 || k == 24)) {
               msm_case("msm_fixed_base_variant", k, {.scalar_pieces = 1}, false, &table);
+              if (k == 24) msm_case("msm_fixed_base_variant", k, {.sort_ahead = true}, false, &table);
+            }
           }
         }
         if (!quick && 24 <= max_log) {  // bases streamed from pinned host memory, 4 batches

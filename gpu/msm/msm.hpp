@@ -47,6 +47,11 @@ struct MsmOptions {
   // accumulation running while the next one is copied; 0 = planned (plan_scalar_pieces), 1 =
   // all of them uploaded before the MSM starts. At most kMaxScalarPieces.
   unsigned scalar_pieces = 0;
+  // Host scalars in more than one piece: piece k + 1's digits and sort on a second stream while
+  // piece k accumulates, into a second set of the sort's buffers (4 words per entry of the
+  // largest piece more: ~1.6 GB at 2^24). MsmShape's sort phase is then what the main stream
+  // waited for them, upload and digits 0.
+  bool sort_ahead = false;
 };
 constexpr unsigned kMaxScalarPieces = 64;
 // The H100's and H200's (132 SMs) wave of the reduction kernel: 2 blocks of 128 threads per SM

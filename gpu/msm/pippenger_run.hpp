@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -68,6 +69,51 @@ struct DeviceScalars {
   const std::uint32_t* d_scalars = nullptr;
   std::vector<ScalarPiece> pieces;
   std::vector<cudaEvent_t> ready;
+};
+
+// One set of the sort's buffers: keys and values, each double-buffered, and CUB's temporary.
+struct SortBuffers {
+  SortBuffers(memory::DeviceAllocator& alloc, std::size_t entries, std::size_t temp_bytes, cudaStream_t s,
+              const char* stage)
+      : keys0(scratch<std::uint32_t>(alloc, entries, s, stage)),
+        keys1(scratch<std::uint32_t>(alloc, entries, s, stage)),
+        vals0(scratch<std::uint32_t>(alloc, entries, s, stage)),
+        vals1(scratch<std::uint32_t>(alloc, entries, s, stage)),
+        temp(scratch<std::uint8_t>(alloc, temp_bytes, s, stage)) {}
+  memory::DeviceBuffer<std::uint32_t> keys0, keys1, vals0, vals1;
+  memory::DeviceBuffer<std::uint8_t> temp;
+};
+
+// The side stream of sort_ahead and its events: sorted(k) after piece k's sort on it, done(k)
+// on the main stream after piece k's fix-up. Its destructor waits for its work.
+class SideStream {
+ public:
+  explicit SideStream(std::size_t events) : events_(events + 1, nullptr) {
+    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate(msm sort ahead)");
+    for (auto& e : events_) check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+  }
+  ~SideStream() {
+    cudaStreamSynchronize(stream);
+    for (auto& e : events_) cudaEventDestroy(e);
+    cudaStreamDestroy(stream);
+  }
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+  // The side stream's work starts after what `main` has queued (the buffers' allocation).
+  void after(cudaStream_t main) { wait_on(stream, events_.back(), main); }
+  void record_sorted(std::size_t k) { check_cuda(cudaEventRecord(events_[2 * k], stream), "cudaEventRecord"); }
+  void wait_sorted(std::size_t k, cudaStream_t s) {
+    check_cuda(cudaStreamWaitEvent(s, events_[2 * k]), "cudaStreamWaitEvent(msm sorted)");
+  }
+  void record_done(std::size_t k, cudaStream_t main) { wait_on(stream, events_[2 * k + 1], main); }
+  cudaStream_t stream = nullptr;
+
+ private:
+  static void wait_on(cudaStream_t waiter, cudaEvent_t e, cudaStream_t s) {
+    check_cuda(cudaEventRecord(e, s), "cudaEventRecord");
+    check_cuda(cudaStreamWaitEvent(waiter, e), "cudaStreamWaitEvent");
+  }
+  std::vector<cudaEvent_t> events_;
 };
 
 // The phases of MsmShape::kPhaseNames.
@@ -136,26 +182,49 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   }
   const RunPlan& most = plans[big];
   const std::size_t temp_bytes = kernels::sort_temp_bytes(most.entries, most.end_bit);
-  auto keys0 = scratch<std::uint32_t>(alloc, most.entries, stream, stage);
-  auto keys1 = scratch<std::uint32_t>(alloc, most.entries, stream, stage);
-  auto vals0 = scratch<std::uint32_t>(alloc, most.entries, stream, stage);
-  auto vals1 = scratch<std::uint32_t>(alloc, most.entries, stream, stage);
-  auto temp = scratch<std::uint8_t>(alloc, temp_bytes, stream, stage);
+  // With sort_ahead, two sets of the sort's buffers: piece k + 1's digits and sort (on a side
+  // stream) run beside piece k's accumulation, piece k + 2 reuses piece k's set once that is done.
+  const bool ahead = opts.sort_ahead && sc.pieces.size() > 1;
+  std::vector<SortBuffers> sorts;
+  for (int s = 0; s < (ahead ? 2 : 1); ++s) sorts.emplace_back(alloc, most.entries, temp_bytes, stream, stage);
   memory::DeviceBuffer<Bucket> buckets, heads, tails, groups;
   std::size_t chunks = 0;
   PhaseClock clock(shape != nullptr, stream);
+  // Declared after the buffers: destroyed (its work finished) before they go back to the pool.
+  std::optional<SideStream> side;
+  if (ahead) side.emplace(2 * sc.pieces.size());
+  // Phases 1-2 of piece k on stream s into its set of buffers: the sorted set's selector.
+  std::vector<int> sel(sc.pieces.size(), 0);
+  const auto sort_piece = [&](std::size_t k, cudaStream_t s, bool timed) {
+    const ScalarPiece& piece = sc.pieces[k];
+    const RunPlan& q = plans[k];
+    SortBuffers& b = sorts[k % sorts.size()];
+    if (!sc.ready.empty()) check_cuda(cudaStreamWaitEvent(s, sc.ready[k]), "cudaStreamWaitEvent(msm scalars)");
+    if (timed) clock.mark(kUpload);
+    kernels::digits(q.digits, sc.d_scalars + 8 * piece.first, piece.len, folded ? n : piece.len, b.keys0.get(),
+                    b.vals0.get(), s);
+    if (timed) clock.mark(kDigits);
+    sel[k] = kernels::sort_pairs(b.keys0.get(), b.keys1.get(), b.vals0.get(), b.vals1.get(), q.entries, q.end_bit,
+                                 b.temp.get(), temp_bytes, s);
+    if (timed) clock.mark(kSort);
+  };
+  if (ahead) {
+    side->after(stream);
+    sort_piece(0, side->stream, false);
+    side->record_sorted(0);
+    sort_piece(1, side->stream, false);
+    side->record_sorted(1);
+  }
   for (std::size_t k = 0; k < sc.pieces.size(); ++k) {
     const ScalarPiece& piece = sc.pieces[k];
     const RunPlan& q = plans[k];
-    if (!sc.ready.empty()) check_cuda(cudaStreamWaitEvent(stream, sc.ready[k]), "cudaStreamWaitEvent(msm scalars)");
-    clock.mark(kUpload);
-    kernels::digits(q.digits, sc.d_scalars + 8 * piece.first, piece.len, folded ? n : piece.len, keys0.get(),
-                    vals0.get(), stream);
-    clock.mark(kDigits);
-    const int sel = kernels::sort_pairs(keys0.get(), keys1.get(), vals0.get(), vals1.get(), q.entries,
-                                        q.end_bit, temp.get(), temp_bytes, stream);
-    clock.mark(kSort);
-    if (k + 1 == sc.pieces.size()) temp.reset();
+    if (ahead) {
+      side->wait_sorted(k, stream);
+      clock.mark(kSort);  // what this stream waited of piece k's upload, digits and sort
+    } else {
+      sort_piece(k, stream, true);
+      if (k + 1 == sc.pieces.size()) sorts[0].temp.reset();
+    }
     if (k == 0) {
       buckets = scratch<Bucket>(alloc, p.bucket_count(), stream, stage);
       heads = scratch<Bucket>(alloc, most.chunks, stream, stage);
@@ -168,8 +237,9 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
     // folded mode the table from its point piece.first on, with the table's n as the stride.
     const void* bases = d_index ? d_bases : static_cast<const Affine*>(d_bases) + piece.first;
     const std::uint32_t* index = d_index ? d_index + piece.first : nullptr;
+    const SortBuffers& b = sorts[k % sorts.size()];
     const ChunkArgs<Bucket> ca =
-        chunk_args(q, sel ? keys1.get() : keys0.get(), sel ? vals1.get() : vals0.get(), bases, index,
+        chunk_args(q, sel[k] ? b.keys1.get() : b.keys0.get(), sel[k] ? b.vals1.get() : b.vals0.get(), bases, index,
                    buckets.get(), heads.get(), tails.get(), groups.get(), /*seeded=*/k > 0);
     kernels::accumulate(ca, q.chunks, q.accumulate_min_blocks, stream);
     clock.mark(kAccumulate);
@@ -177,11 +247,13 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
     kernels::fixup(ca, q.chunks, stream);
     clock.mark(kFixup);
     chunks += q.chunks;
+    if (ahead && k + 2 < sc.pieces.size()) {  // piece k's buffers are free once its fix-up ran
+      side->record_done(k, stream);
+      sort_piece(k + 2, side->stream, false);
+      side->record_sorted(k + 2);
+    }
   }
-  keys0.reset();
-  keys1.reset();
-  vals0.reset();
-  vals1.reset();
+  sorts.clear();
   heads.reset();
   tails.reset();
   groups.reset();

@@ -187,8 +187,9 @@ std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t
   po.window_bits = p.digits.c;
   const auto q = make_run_plan(largest, po, kDefaultAccumulateMinBlocks, folded);
   const std::size_t point = bucket_bytes;
-  return (host_scalars ? n * 32 : 0) + 4 * q.entries * sizeof(std::uint32_t) +
-         kernels::sort_temp_bytes(q.entries, q.end_bit) +
+  const std::size_t sort_sets = host_scalars && opts.sort_ahead && plan_scalar_pieces(n, opts.scalar_pieces).size() > 1 ? 2 : 1;
+  return (host_scalars ? n * 32 : 0) +
+         sort_sets * (4 * q.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(q.entries, q.end_bit)) +
          (p.bucket_count() + 2 * q.chunks + q.fixup_groups() + p.reduce_threads() + window_sum_points(p)) * point;
 }
 

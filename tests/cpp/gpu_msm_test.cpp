@@ -193,7 +193,8 @@ TEST_F(GpuMsm, FixedBaseTableAndMsm) {
   EXPECT_EQ(alloc_->in_use(), 0u) << "scratch or table not returned";
 }
 
-// Host scalars in pieces (run_host_scalars, run_fixed_base_host_scalars), pageable and pinned:
+// Host scalars in pieces (run_host_scalars, run_fixed_base_host_scalars), pageable and pinned,
+// each piece sorted in turn and (sort_ahead) the next one's sort beside this one's accumulation:
 // the sums equal core/msm for one piece (uploaded first), the planned pieces (one below 2^21:
 // ScalarPiecesPlan), several, and one point per piece; a repeated scalar puts entries of one bucket in
 // every piece; the shape counts the pieces; scratch goes back; a wrong piece count is refused
@@ -214,20 +215,22 @@ TEST_F(GpuMsm, HostScalarsInPiecesEqualCore) {
   const std::uint64_t resident = alloc_->in_use();  // the bases and the table
   const Scalar* const hosts[] = {pinned, scalars.data()};
   for (const Scalar* host : hosts)
-    for (unsigned pieces : {1u, 0u, 2u, 9u}) {
-      const char* where = host == pinned ? "pinned" : "pageable";
-      const auto* h = reinterpret_cast<const std::uint32_t*>(host);
-      gpu::msm::MsmShape shape;
-      alloc_->reset_peak();
-      const auto got = engine.run_host_scalars(d.data(), h, n, stream_, {.scalar_pieces = pieces}, "test", &shape);
-      EXPECT_EQ(gpu::msm::to_jacobian(got).to_affine(), expected) << where << ", " << pieces << " pieces; "
-                                                                 << test::seed_note();
-      EXPECT_EQ(shape.pieces, pieces == 0 ? gpu::msm::plan_scalar_pieces(n, 0).size() : pieces);
-      EXPECT_LE(alloc_->peak() - resident, shape.scratch_bytes) << pieces << " pieces";
-      const auto fixed = engine.run_fixed_base_host_scalars(table, h, stream_, {.scalar_pieces = pieces});
-      EXPECT_EQ(gpu::msm::to_jacobian(fixed).to_affine(), expected) << where << ", fixed-base, " << pieces
-                                                                   << " pieces; " << test::seed_note();
-    }
+    for (unsigned pieces : {1u, 0u, 2u, 9u})
+      for (bool ahead : {false, true}) {
+        const std::string where = std::string(host == pinned ? "pinned" : "pageable") + (ahead ? ", sort_ahead" : "");
+        const auto* h = reinterpret_cast<const std::uint32_t*>(host);
+        const gpu::msm::MsmOptions opts{.scalar_pieces = pieces, .sort_ahead = ahead};
+        gpu::msm::MsmShape shape;
+        alloc_->reset_peak();
+        const auto got = engine.run_host_scalars(d.data(), h, n, stream_, opts, "test", &shape);
+        EXPECT_EQ(gpu::msm::to_jacobian(got).to_affine(), expected) << where << ", " << pieces << " pieces; "
+                                                                   << test::seed_note();
+        EXPECT_EQ(shape.pieces, pieces == 0 ? gpu::msm::plan_scalar_pieces(n, 0).size() : pieces);
+        EXPECT_LE(alloc_->peak() - resident, shape.scratch_bytes) << where << ", " << pieces << " pieces";
+        const auto fixed = engine.run_fixed_base_host_scalars(table, h, stream_, opts);
+        EXPECT_EQ(gpu::msm::to_jacobian(fixed).to_affine(), expected) << where << ", fixed-base, " << pieces
+                                                                     << " pieces; " << test::seed_note();
+      }
   const std::vector<Scalar> few(scalars.begin(), scalars.begin() + 5);
   EXPECT_EQ(gpu::msm::to_jacobian(engine.run_host_scalars(d.data(), reinterpret_cast<const std::uint32_t*>(pinned),
                                                            5, stream_, {.scalar_pieces = 64}))
