@@ -27,6 +27,6 @@ log bench
 timeout 200 $B/prooflab_gpu_bench --only msm --max-log 24 --json $OUT/bench.json > $OUT/bench.log 2>&1
 grep -E "^msm" $OUT/bench.log | grep -E "2\^24" | cut -c1-150
 log matrix
-left=$((560 - SECONDS))
+left=$((${MATRIX_UNTIL:-560} - SECONDS))
 [ $left -gt 120 ] && WORK=/tmp/m-hb OUT=$OUT/hb BIN=$B bash gpu/scripts/device_matrices.sh experiments/h200-2e22-h-basis-ab.toml:$left
 log done
