@@ -537,6 +537,7 @@ int main(int argc, char** argv) {
           v << " L" << shape.segment;
           if (mopt.reduce_wave == msm::kReduceWaveOff) v << " pow2_segments";
           if (mopt.sort_ahead) v << " sort_ahead";
+          if (mopt.fill_accumulate_waves) v << " fill_waves";
           if (table) v << " table " << table->windows() << "x";
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
@@ -591,6 +592,10 @@ int main(int argc, char** argv) {
           // The next piece's digits and sort beside this piece's accumulation.
           msm_case("msm_variant", 24, {.sort_ahead = true}, false);
           msm_case("msm_variant", 22, {.sort_ahead = true}, true);  // checked against core/msm
+          // Each piece's chunk for whole waves of the accumulation; and both.
+          msm_case("msm_variant", 24, {.fill_accumulate_waves = true}, false);
+          msm_case("msm_variant", 24, {.sort_ahead = true, .fill_accumulate_waves = true}, false);
+          msm_case("msm_variant", 22, {.sort_ahead = true, .fill_accumulate_waves = true}, true);
           // The accumulation's chunk (scalars uploaded whole, one piece: one chunk count) for
           // whole waves of 3 blocks of 128 per SM on 132 SMs (4..7), beside the planned K of the
           // upload_first row above (2^18 chunks: 5.17 such waves).
@@ -616,7 +621,11 @@ int main(int argc, char** argv) {
             msm_case(c == widths[0] ? "msm_fixed_base" : "msm_fixed_base_variant", k, {}, k <= 22, &table);
             if (c == widths[0] && (k == 20 || k == 24)) {
               msm_case("msm_fixed_base_variant", k, {.scalar_pieces = 1}, false, &table);
-              if (k == 24) msm_case("msm_fixed_base_variant", k, {.sort_ahead = true}, false, &table);
+              if (k == 24) {
+                msm_case("msm_fixed_base_variant", k, {.sort_ahead = true}, false, &table);
+                msm_case("msm_fixed_base_variant", k, {.sort_ahead = true, .fill_accumulate_waves = true}, false,
+                         &table);
+              }
             }
           }
         }

@@ -52,12 +52,17 @@ struct MsmOptions {
   // largest piece more: ~1.6 GB at 2^24). MsmShape's sort phase is then what the main stream
   // waited for them, upload and digits 0.
   bool sort_ahead = false;
+  // The accumulation's chunk for the nearest whole number of its kernel's waves (kWaveSms SMs ×
+  // its blocks per SM × 128 threads) instead of ~2^18 chunks (5.17 waves of 3 blocks on 132
+  // SMs), where that is more than one wave and entries_per_thread is 0.
+  bool fill_accumulate_waves = false;
 };
 constexpr unsigned kMaxScalarPieces = 64;
 // The H100's and H200's (132 SMs) wave of the reduction kernel: 2 blocks of 128 threads per SM
 // at its 255 registers (G1 and G2). On other devices the segments still fill whole waves of
 // this size, so whole numbers of theirs only where their wave divides it.
-constexpr unsigned kDefaultReduceWave = 132 * 2 * 128;
+constexpr unsigned kWaveSms = 132;
+constexpr unsigned kDefaultReduceWave = kWaveSms * 2 * 128;
 constexpr unsigned kReduceWaveOff = 0xffffffffu;
 
 // What one call did, for the benchmark and the TIMELINE's sub-stages.

@@ -11,8 +11,6 @@
 
 namespace prooflab::gpu::msm::kernels {
 
-constexpr unsigned kThreads = 128;
-
 // sh[0] = Σ sh[0, width), width a power of two, summed in a tree by the `width` threads i of
 // a block or warp, with barrier() (__syncthreads or __syncwarp) after each level.
 template <class Bucket, class Barrier>

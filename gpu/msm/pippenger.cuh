@@ -39,6 +39,10 @@ namespace prooflab::gpu::msm {
 
 constexpr std::uint32_t kNegBit = 0x80000000u;
 
+namespace kernels {
+constexpr unsigned kThreads = 128;  // per block, every MSM kernel's (the plan's waves count them)
+}  // namespace kernels
+
 // Fixed-base mode (`folded`): the bases come as a table of W·n points, entry w·n + i being
 // 2^(c·w)·P_i (fixed_base.cuh). Then Σ s_i·P_i = Σ_w Σ_i d_w,i·(2^(c·w)·P_i) is a one-window
 // MSM over the table: every window's digits share one set of B buckets, an entry's value names

@@ -15,6 +15,7 @@ namespace {
 // Accumulation threads to aim for: ~4 waves of 128-thread blocks, a few resident per SM.
 constexpr std::size_t kTargetChunks = std::size_t{1} << 18;
 constexpr std::size_t kMinChunk = 16;
+static_assert(kDefaultReduceWave == kWaveSms * 2 * kernels::kThreads, "the reduction's 2 blocks per SM");
 // Reduction threads to aim for, and the least segment (its (lo − 1)·R costs ~2c point ops).
 constexpr std::size_t kTargetReduceThreads = std::size_t{1} << 16;
 constexpr std::uint32_t kMinSegment = 32;
@@ -112,6 +113,16 @@ RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_mi
                                 std::to_string(r.digits.windows) +
                                 " windows exceed the sort's 2^31 entries");
   r.chunk = opts.entries_per_thread ? opts.entries_per_thread : chunk_for(r.entries);
+  if (opts.fill_accumulate_waves && !opts.entries_per_thread) {
+    // The nearest whole number of waves of the accumulation kernel at its register cap.
+    const std::size_t wave = std::size_t{kWaveSms} * kernels::kThreads *
+                             (opts.accumulate_min_blocks ? opts.accumulate_min_blocks : default_min_blocks);
+    const std::size_t chunks = (r.entries + r.chunk - 1) / r.chunk;
+    if (chunks > wave) {
+      const std::size_t waves = (chunks + wave / 2) / wave;
+      r.chunk = std::max(kMinChunk, (r.entries + waves * wave - 1) / (waves * wave));
+    }
+  }
   r.chunks = (r.entries + r.chunk - 1) / r.chunk;
   const std::size_t want =
       (r.bucket_count() + kTargetReduceThreads - 1) / kTargetReduceThreads;

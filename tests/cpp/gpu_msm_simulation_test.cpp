@@ -85,6 +85,30 @@ TEST(GpuMsmSimulation, ReductionSegmentsFillWholeWaves) {
   EXPECT_LE(folded.active_reduce_threads(), 2u * kDefaultReduceWave);
 }
 
+// fill_accumulate_waves: at 2^24 (13·2^24 entries) the 2^18 chunks of 832 are 5.17 waves of
+// 3 blocks of 128 on 132 SMs (50,688 threads); the nearest whole number, 5, takes chunks of 861.
+// Below one wave (2^14 points) the chunk stays; a given entries_per_thread wins.
+TEST(GpuMsmSimulation, AccumulationChunksFillWholeWaves) {
+  const std::size_t entries = std::size_t{13} << 24, wave = 132 * 3 * 128;
+  const auto plain = gpu::msm::make_run_plan(1u << 24, {});
+  EXPECT_EQ(plain.chunk, 832u);
+  const auto filled = gpu::msm::make_run_plan(1u << 24, {.fill_accumulate_waves = true});
+  EXPECT_EQ(filled.chunk, (entries + 5 * wave - 1) / (5 * wave));
+  EXPECT_EQ(filled.chunk, 861u);
+  EXPECT_LE(filled.chunks, 5 * wave);
+  EXPECT_GT(filled.chunks, 4 * wave);
+  const auto small = gpu::msm::make_run_plan(1u << 14, {});
+  ASSERT_LE(small.chunks, wave);
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 14, {.fill_accumulate_waves = true}).chunk, small.chunk);
+  // 2^16 points (16 windows): 2^16 chunks of 16 are 1.29 waves; one wave takes chunks of 21.
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {.fill_accumulate_waves = true}).chunk,
+            ((std::size_t{16} << 16) + wave - 1) / wave);
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 24, {.entries_per_thread = 700, .fill_accumulate_waves = true}).chunk, 700u);
+  // Two blocks per SM (accumulate_min_blocks 2): 33,792 threads a wave, 7.76 → 8 waves.
+  const auto two = gpu::msm::make_run_plan(1u << 24, {.accumulate_min_blocks = 2, .fill_accumulate_waves = true});
+  EXPECT_EQ(two.chunk, (entries + 8 * 33792 - 1) / (8 * 33792));
+}
+
 // Short waves force segments of other lengths (not powers of two, the last of a window short)
 // over windows whose top one reaches few buckets (c = 6: 16 of 32; 10: 64 of 512; 13: 512 of
 // 4096), with r − 1 and r − 2 (its low 32 bits set: carries up into the top window): the segment is the least that fits the waves (found here by a scan), and
