@@ -536,8 +536,8 @@ int main(int argc, char** argv) {
           if (mopt.min_segment) v << " min_segment" << mopt.min_segment;
           v << " L" << shape.segment;
           if (mopt.reduce_wave == msm::kReduceWaveOff) v << " pow2_segments";
-          if (mopt.sort_ahead) v << " sort_ahead";
-          if (mopt.fill_accumulate_waves) v << " fill_waves";
+          if (!mopt.sort_ahead) v << " no_sort_ahead";
+          if (!mopt.fill_accumulate_waves) v << " no_fill_waves";
           if (table) v << " table " << table->windows() << "x";
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
@@ -587,15 +587,16 @@ int main(int argc, char** argv) {
           for (unsigned c : {16u, 19u})
             if (c != msm::plan_window_bits(std::size_t{1} << 22))
               msm_case("msm_variant", 22, msm::MsmOptions{c, 0, 0}, false);
-          // The reduction's segments at the power of two (before they filled whole waves).
+          // Session 23's three changes (results/2026-12-07-msm-reduce-waves) one at a time and
+          // all off (the plan before them), and sort_ahead over the equal pieces (3 asked for).
+          const msm::MsmOptions before{.reduce_wave = msm::kReduceWaveOff, .sort_ahead = false,
+                                       .fill_accumulate_waves = false};
+          msm_case("msm_variant", 24, before, false);
           msm_case("msm_variant", 24, {.reduce_wave = msm::kReduceWaveOff}, false);
-          // The next piece's digits and sort beside this piece's accumulation.
-          msm_case("msm_variant", 24, {.sort_ahead = true}, false);
-          msm_case("msm_variant", 22, {.sort_ahead = true}, true);  // checked against core/msm
-          // Each piece's chunk for whole waves of the accumulation; and both.
-          msm_case("msm_variant", 24, {.fill_accumulate_waves = true}, false);
-          msm_case("msm_variant", 24, {.sort_ahead = true, .fill_accumulate_waves = true}, false);
-          msm_case("msm_variant", 22, {.sort_ahead = true, .fill_accumulate_waves = true}, true);
+          msm_case("msm_variant", 24, {.sort_ahead = false}, false);
+          msm_case("msm_variant", 24, {.fill_accumulate_waves = false}, false);
+          msm_case("msm_variant", 24, {.scalar_pieces = 3}, false);
+          msm_case("msm_variant", 22, before, false);
           // The accumulation's chunk (scalars uploaded whole, one piece: one chunk count) for
           // whole waves of 3 blocks of 128 per SM on 132 SMs (4..7), beside the planned K of the
           // upload_first row above (2^18 chunks: 5.17 such waves).
@@ -622,8 +623,7 @@ int main(int argc, char** argv) {
             if (c == widths[0] && (k == 20 || k == 24)) {
               msm_case("msm_fixed_base_variant", k, {.scalar_pieces = 1}, false, &table);
               if (k == 24) {
-                msm_case("msm_fixed_base_variant", k, {.sort_ahead = true}, false, &table);
-                msm_case("msm_fixed_base_variant", k, {.sort_ahead = true, .fill_accumulate_waves = true}, false,
+                msm_case("msm_fixed_base_variant", k, {.sort_ahead = false, .fill_accumulate_waves = false}, false,
                          &table);
               }
             }

@@ -51,7 +51,7 @@ G1XyzzRaw Msm::with_host_scalars(const std::uint32_t* h_scalars, std::size_t n, 
                                  const MsmOptions& opts, const char* stage,
                                  const std::function<G1XyzzRaw(const run_detail::DeviceScalars&)>& run) {
   run_detail::DeviceScalars sc;
-  sc.pieces = plan_scalar_pieces(n, opts.scalar_pieces);
+  sc.pieces = plan_scalar_pieces(n, opts.scalar_pieces, opts.sort_ahead);
   make_run_plan(n, opts);  // the options' errors before any copy (the run makes it again)
   auto d_scalars = scratch<std::uint32_t>(alloc_, 8 * n, stream, stage);
   sc.d_scalars = d_scalars.get();

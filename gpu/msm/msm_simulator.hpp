@@ -38,7 +38,7 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
   std::vector<Bucket> buckets(p.bucket_count());
   std::memset(buckets.data(), 0, buckets.size() * sizeof(Bucket));  // as cudaMemsetAsync does
   // Phases 1-4 per piece of a host-scalar call (run_pippenger), one piece otherwise.
-  const auto pieces = plan_scalar_pieces(n, opts.scalar_pieces);
+  const auto pieces = plan_scalar_pieces(n, opts.scalar_pieces, opts.sort_ahead);
   for (std::size_t k = 0; k < pieces.size(); ++k) {
     const ScalarPiece piece = pieces[k];
     const RunPlan q = make_run_plan(piece.len, po, kDefaultAccumulateMinBlocks, folded);

@@ -154,11 +154,23 @@ BatchAddShares batch_add_shares(std::uint32_t total) {
   return s;
 }
 
-std::vector<ScalarPiece> plan_scalar_pieces(std::size_t n, unsigned pieces) {
+std::vector<ScalarPiece> plan_scalar_pieces(std::size_t n, unsigned pieces, bool sort_ahead) {
   if (pieces > kMaxScalarPieces)
     throw std::invalid_argument("gpu msm: scalar_pieces " + std::to_string(pieces) + " is above " +
                                 std::to_string(kMaxScalarPieces));
   if (n == 0) return {};
+  if (sort_ahead && pieces == 0 && n >= kMinPiecedPoints) {
+    // Growing pieces: n/32, then 4× that, then the rest in equal parts of at most 4× the last.
+    std::vector<ScalarPiece> out = {{0, n / 32}, {n / 32, n / 32 * kPieceGrowth}};
+    const std::size_t at = out[1].first + out[1].len, rest = n - at, most = out[1].len * kPieceGrowth;
+    const std::size_t parts = (rest + most - 1) / most;
+    for (std::size_t k = 0, first = at; k < parts; ++k) {
+      const std::size_t len = rest / parts + (k < rest % parts ? 1 : 0);
+      out.push_back({first, len});
+      first += len;
+    }
+    return out;
+  }
   std::size_t count = pieces ? pieces : (n < kMinPiecedPoints ? 1 : 3);
   count = std::min(count, n);
   std::vector<ScalarPiece> out;
@@ -192,13 +204,13 @@ std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t
   std::size_t largest = n;
   if (host_scalars) {
     largest = 0;
-    for (const auto& piece : plan_scalar_pieces(n, opts.scalar_pieces)) largest = std::max(largest, piece.len);
+    for (const auto& piece : plan_scalar_pieces(n, opts.scalar_pieces, opts.sort_ahead)) largest = std::max(largest, piece.len);
   }
   MsmOptions po = opts;
   po.window_bits = p.digits.c;
   const auto q = make_run_plan(largest, po, kDefaultAccumulateMinBlocks, folded);
   const std::size_t point = bucket_bytes;
-  const std::size_t sort_sets = host_scalars && opts.sort_ahead && plan_scalar_pieces(n, opts.scalar_pieces).size() > 1 ? 2 : 1;
+  const std::size_t sort_sets = host_scalars && opts.sort_ahead && plan_scalar_pieces(n, opts.scalar_pieces, true).size() > 1 ? 2 : 1;
   return (host_scalars ? n * 32 : 0) +
          sort_sets * (4 * q.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(q.entries, q.end_bit)) +
          (p.bucket_count() + 2 * q.chunks + q.fixup_groups() + p.reduce_threads() + window_sum_points(p)) * point;

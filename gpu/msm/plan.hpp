@@ -81,7 +81,12 @@ constexpr std::size_t kMinPiecedPoints = std::size_t{1} << 21;
 // split the rest equally: each is copied while the previous one is worked on, and the work
 // per point is ~10× its copy (H200 at 2^24: ~5.8 against ~0.6 ns), so the second may be ~8×
 // the first. Never more pieces than points. Throws std::invalid_argument above kMaxScalarPieces.
-std::vector<ScalarPiece> plan_scalar_pieces(std::size_t n, unsigned pieces);
+// sort_ahead (MsmOptions::sort_ahead), planned, from kMinPiecedPoints: each piece is copied and
+// sorted while the previous one accumulates (accumulation ~5.2 ns per point against ~0.6 + 0.4
+// of copy and sort: up to ~5× may follow), so the pieces grow: n/32, 4·n/32, then the rest
+// (27/32) in equal parts of at most 4× the second (two at 2^24).
+constexpr std::size_t kPieceGrowth = 4;
+std::vector<ScalarPiece> plan_scalar_pieces(std::size_t n, unsigned pieces, bool sort_ahead = false);
 
 // The batch addition's equal shares of `total` selected bases: `threads` threads of `share`
 // each (the last one's possibly short), up to 2^18 threads (~5 waves of 3 blocks of 128 per SM

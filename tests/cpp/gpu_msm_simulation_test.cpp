@@ -90,22 +90,22 @@ TEST(GpuMsmSimulation, ReductionSegmentsFillWholeWaves) {
 // Below one wave (2^14 points) the chunk stays; a given entries_per_thread wins.
 TEST(GpuMsmSimulation, AccumulationChunksFillWholeWaves) {
   const std::size_t entries = std::size_t{13} << 24, wave = 132 * 3 * 128;
-  const auto plain = gpu::msm::make_run_plan(1u << 24, {});
+  const auto plain = gpu::msm::make_run_plan(1u << 24, {.fill_accumulate_waves = false});
   EXPECT_EQ(plain.chunk, 832u);
-  const auto filled = gpu::msm::make_run_plan(1u << 24, {.fill_accumulate_waves = true});
+  const auto filled = gpu::msm::make_run_plan(1u << 24, {});
   EXPECT_EQ(filled.chunk, (entries + 5 * wave - 1) / (5 * wave));
   EXPECT_EQ(filled.chunk, 861u);
   EXPECT_LE(filled.chunks, 5 * wave);
   EXPECT_GT(filled.chunks, 4 * wave);
-  const auto small = gpu::msm::make_run_plan(1u << 14, {});
+  const auto small = gpu::msm::make_run_plan(1u << 14, {.fill_accumulate_waves = false});
   ASSERT_LE(small.chunks, wave);
-  EXPECT_EQ(gpu::msm::make_run_plan(1u << 14, {.fill_accumulate_waves = true}).chunk, small.chunk);
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 14, {}).chunk, small.chunk);
   // 2^16 points (16 windows): 2^16 chunks of 16 are 1.29 waves; one wave takes chunks of 21.
-  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {.fill_accumulate_waves = true}).chunk,
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {}).chunk,
             ((std::size_t{16} << 16) + wave - 1) / wave);
-  EXPECT_EQ(gpu::msm::make_run_plan(1u << 24, {.entries_per_thread = 700, .fill_accumulate_waves = true}).chunk, 700u);
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 24, {.entries_per_thread = 700}).chunk, 700u);
   // Two blocks per SM (accumulate_min_blocks 2): 33,792 threads a wave, 7.76 → 8 waves.
-  const auto two = gpu::msm::make_run_plan(1u << 24, {.accumulate_min_blocks = 2, .fill_accumulate_waves = true});
+  const auto two = gpu::msm::make_run_plan(1u << 24, {.accumulate_min_blocks = 2});
   EXPECT_EQ(two.chunk, (entries + 8 * 33792 - 1) / (8 * 33792));
 }
 
@@ -382,6 +382,27 @@ TEST(GpuMsmSimulation, ScalarPiecesPlan) {
   EXPECT_EQ(planned[0].len, big / 16);
   EXPECT_EQ(planned[1].len, (big - big / 16) / 2);
   EXPECT_EQ(covers(big, 1).size(), 1u);
+  // sort_ahead: growing pieces n/32, 4·n/32, then 27/32 in parts of at most 16/32 (two).
+  const auto growing = plan_scalar_pieces(big, 0, true);
+  ASSERT_EQ(growing.size(), 4u);
+  EXPECT_EQ(growing[0].len, big / 32);
+  EXPECT_EQ(growing[1].len, 4 * (big / 32));
+  EXPECT_EQ(growing[2].len, (big - 5 * (big / 32)) / 2);
+  EXPECT_EQ(growing[2].first + growing[2].len, growing[3].first);
+  EXPECT_EQ(growing[3].first + growing[3].len, big);
+  EXPECT_EQ(plan_scalar_pieces(big, 3, true).size(), 3u) << "a count asked for is kept";
+  EXPECT_EQ(plan_scalar_pieces((std::size_t{1} << 21) - 1, 0, true).size(), 1u);
+  for (std::size_t n : {std::size_t{1} << 21, (std::size_t{1} << 21) + 31, std::size_t{3} << 22}) {
+    const auto v = plan_scalar_pieces(n, 0, true);
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      EXPECT_EQ(v[k].first, at);
+      EXPECT_GT(v[k].len, 0u);
+      if (k > 0) EXPECT_LE(v[k].len, 4 * v[k - 1].len + 1) << n << " points, piece " << k;
+      at += v[k].len;
+    }
+    EXPECT_EQ(at, n);
+  }
   EXPECT_EQ(covers(5, 64).size(), 5u);
   EXPECT_EQ(covers(32, 32).size(), 32u);
   EXPECT_EQ(covers(100, 7).size(), 7u);

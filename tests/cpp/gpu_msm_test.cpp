@@ -225,7 +225,7 @@ TEST_F(GpuMsm, HostScalarsInPiecesEqualCore) {
         const auto got = engine.run_host_scalars(d.data(), h, n, stream_, opts, "test", &shape);
         EXPECT_EQ(gpu::msm::to_jacobian(got).to_affine(), expected) << where << ", " << pieces << " pieces; "
                                                                    << test::seed_note();
-        EXPECT_EQ(shape.pieces, pieces == 0 ? gpu::msm::plan_scalar_pieces(n, 0).size() : pieces);
+        EXPECT_EQ(shape.pieces, pieces == 0 ? gpu::msm::plan_scalar_pieces(n, 0, ahead).size() : pieces);
         EXPECT_LE(alloc_->peak() - resident, shape.scratch_bytes) << where << ", " << pieces << " pieces";
         const auto fixed = engine.run_fixed_base_host_scalars(table, h, stream_, opts);
         EXPECT_EQ(gpu::msm::to_jacobian(fixed).to_affine(), expected) << where << ", fixed-base, " << pieces
