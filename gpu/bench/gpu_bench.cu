@@ -538,6 +538,7 @@ int main(int argc, char** argv) {
           if (mopt.reduce_wave == msm::kReduceWaveOff) v << " pow2_segments";
           if (!mopt.sort_ahead) v << " no_sort_ahead";
           if (!mopt.fill_accumulate_waves) v << " no_fill_waves";
+          if (mopt.sort_ahead_priority) v << " sort_priority";
           if (table) v << " table " << table->windows() << "x";
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
@@ -596,6 +597,8 @@ int main(int argc, char** argv) {
           msm_case("msm_variant", 24, {.sort_ahead = false}, false);
           msm_case("msm_variant", 24, {.fill_accumulate_waves = false}, false);
           msm_case("msm_variant", 24, {.scalar_pieces = 3}, false);
+          msm_case("msm_variant", 24, {.sort_ahead_priority = true}, false);
+          msm_case("msm_variant", 22, {.sort_ahead_priority = true}, true);  // checked against core/msm
           msm_case("msm_variant", 22, before, false);
           // The accumulation's chunk (scalars uploaded whole, one piece: one chunk count) for
           // whole waves of 3 blocks of 128 per SM on 132 SMs (4..7), beside the planned K of the
@@ -625,6 +628,7 @@ int main(int argc, char** argv) {
               if (k == 24) {
                 msm_case("msm_fixed_base_variant", k, {.sort_ahead = false, .fill_accumulate_waves = false}, false,
                          &table);
+                msm_case("msm_fixed_base_variant", k, {.sort_ahead_priority = true}, false, &table);
               }
             }
           }

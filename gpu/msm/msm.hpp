@@ -53,6 +53,10 @@ struct MsmOptions {
   // MsmShape's sort phase is then what the main stream waited for them, upload and digits 0.
   // Measured on an H100 at 2^24: −2.1 ms (results/2026-12-07-msm-reduce-waves).
   bool sort_ahead = true;
+  // sort_ahead's side stream at the device's highest priority, so that its sort blocks take
+  // the SMs' slots as the accumulation's blocks retire (at the default priority they wait
+  // behind its remaining blocks: the main stream still waited 4.2 ms at 2^24). Not measured yet.
+  bool sort_ahead_priority = false;
   // The accumulation's chunk for the nearest whole number of its kernel's waves (kWaveSms SMs ×
   // its blocks per SM × 128 threads) instead of ~2^18 chunks (5.17 waves of 3 blocks on 132
   // SMs), where that is more than one wave and entries_per_thread is 0 (−1.6 ms, same results).

@@ -88,8 +88,12 @@ struct SortBuffers {
 // on the main stream after piece k's fix-up. Its destructor waits for its work.
 class SideStream {
  public:
-  explicit SideStream(std::size_t events) : events_(events + 1, nullptr) {
-    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate(msm sort ahead)");
+  // high: the device's highest stream priority (MsmOptions::sort_ahead_priority).
+  SideStream(std::size_t events, bool high) : events_(events + 1, nullptr) {
+    int least = 0, greatest = 0;
+    if (high) check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    check_cuda(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, high ? greatest : 0),
+               "cudaStreamCreate(msm sort ahead)");
     for (auto& e : events_) check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
   }
   ~SideStream() {
@@ -192,7 +196,7 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   PhaseClock clock(shape != nullptr, stream);
   // Declared after the buffers: destroyed (its work finished) before they go back to the pool.
   std::optional<SideStream> side;
-  if (ahead) side.emplace(2 * sc.pieces.size());
+  if (ahead) side.emplace(2 * sc.pieces.size(), opts.sort_ahead_priority);
   // Phases 1-2 of piece k on stream s into its set of buffers: the sorted set's selector.
   std::vector<int> sel(sc.pieces.size(), 0);
   const auto sort_piece = [&](std::size_t k, cudaStream_t s, bool timed) {

@@ -216,10 +216,12 @@ TEST_F(GpuMsm, HostScalarsInPiecesEqualCore) {
   const Scalar* const hosts[] = {pinned, scalars.data()};
   for (const Scalar* host : hosts)
     for (unsigned pieces : {1u, 0u, 2u, 9u})
-      for (bool ahead : {false, true}) {
-        const std::string where = std::string(host == pinned ? "pinned" : "pageable") + (ahead ? ", sort_ahead" : "");
+      for (int mode = 0; mode < 3; ++mode) {  // sort_ahead off, on, on at the highest priority
+        const bool ahead = mode > 0;
+        const std::string where = std::string(host == pinned ? "pinned" : "pageable") +
+                                  (mode == 1 ? ", sort_ahead" : mode == 2 ? ", sort_ahead_priority" : "");
         const auto* h = reinterpret_cast<const std::uint32_t*>(host);
-        const gpu::msm::MsmOptions opts{.scalar_pieces = pieces, .sort_ahead = ahead};
+        const gpu::msm::MsmOptions opts{.scalar_pieces = pieces, .sort_ahead = ahead, .sort_ahead_priority = mode == 2};
         gpu::msm::MsmShape shape;
         alloc_->reset_peak();
         const auto got = engine.run_host_scalars(d.data(), h, n, stream_, opts, "test", &shape);
