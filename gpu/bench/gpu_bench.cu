@@ -589,7 +589,8 @@ int main(int argc, char** argv) {
             if (c != msm::plan_window_bits(std::size_t{1} << 22))
               msm_case("msm_variant", 22, msm::MsmOptions{c, 0, 0}, false);
           // Session 23's three changes (results/2026-12-07-msm-reduce-waves) one at a time and
-          // all off (the plan before them), and sort_ahead over the equal pieces (3 asked for).
+          // all off (the plan before them), sort_ahead over the equal pieces (3 asked for), and
+          // its side stream at the highest priority.
           const msm::MsmOptions before{.reduce_wave = msm::kReduceWaveOff, .sort_ahead = false,
                                        .fill_accumulate_waves = false};
           msm_case("msm_variant", 24, before, false);
@@ -605,7 +606,7 @@ int main(int argc, char** argv) {
           // upload_first row above (2^18 chunks: 5.17 such waves).
           const std::size_t entries24 = (std::size_t{1} << 24) * msm::make_digit_plan(msm::plan_window_bits(nmax)).windows;
           for (unsigned waves : {4u, 5u, 6u, 7u}) {
-            const std::size_t threads = std::size_t{waves} * 132 * 3 * 128;
+            const std::size_t threads = std::size_t{waves} * msm::kWaveSms * 3 * msm::kernels::kThreads;
             msm_case("msm_variant", 24,
                      {.entries_per_thread = static_cast<unsigned>((entries24 + threads - 1) / threads), .scalar_pieces = 1},
                      false);

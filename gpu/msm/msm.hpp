@@ -63,10 +63,10 @@ struct MsmOptions {
   bool fill_accumulate_waves = true;
 };
 constexpr unsigned kMaxScalarPieces = 64;
-// The H100's and H200's (132 SMs) wave of the reduction kernel: 2 blocks of 128 threads per SM
-// at its 255 registers (G1 and G2). On other devices the segments still fill whole waves of
-// this size, so whole numbers of theirs only where their wave divides it.
+// The SMs the plan's waves are counted for: the H100's and H200's. On other devices the work
+// still fills whole waves of this size, so whole numbers of theirs only where theirs divide it.
 constexpr unsigned kWaveSms = 132;
+// The reduction kernel's wave: 2 blocks of 128 threads per SM at its 255 registers (G1 and G2).
 constexpr unsigned kDefaultReduceWave = kWaveSms * 2 * 128;
 constexpr unsigned kReduceWaveOff = 0xffffffffu;
 

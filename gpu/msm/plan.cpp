@@ -201,16 +201,17 @@ std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t
   if (n == 0) return 0;
   const auto p = make_run_plan(n, opts, kDefaultAccumulateMinBlocks, folded);
   // The sort and the accumulation's heads and tails are per piece: the largest one's.
-  std::size_t largest = n;
+  std::size_t largest = n, sort_sets = 1;
   if (host_scalars) {
+    const auto pieces = plan_scalar_pieces(n, opts.scalar_pieces, opts.sort_ahead);
     largest = 0;
-    for (const auto& piece : plan_scalar_pieces(n, opts.scalar_pieces, opts.sort_ahead)) largest = std::max(largest, piece.len);
+    for (const auto& piece : pieces) largest = std::max(largest, piece.len);
+    if (opts.sort_ahead && pieces.size() > 1) sort_sets = 2;  // run_pippenger's second set
   }
   MsmOptions po = opts;
   po.window_bits = p.digits.c;
   const auto q = make_run_plan(largest, po, kDefaultAccumulateMinBlocks, folded);
   const std::size_t point = bucket_bytes;
-  const std::size_t sort_sets = host_scalars && opts.sort_ahead && plan_scalar_pieces(n, opts.scalar_pieces, true).size() > 1 ? 2 : 1;
   return (host_scalars ? n * 32 : 0) +
          sort_sets * (4 * q.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(q.entries, q.end_bit)) +
          (p.bucket_count() + 2 * q.chunks + q.fixup_groups() + p.reduce_threads() + window_sum_points(p)) * point;
