@@ -43,6 +43,10 @@ struct MsmOptions {
   // they fill their whole waves, since a part-full last wave takes about as long as a full one.
   // 0 = kDefaultReduceWave; kReduceWaveOff keeps the power-of-two segment (the benchmark's A/B).
   unsigned reduce_wave = 0;
+  // Register cap of the G1 reduction kernel: resident 128-thread blocks per SM, 2 (its 255
+  // registers; 0 = this) or 3 (168, as the accumulation's: more warps per SM, some spilled).
+  // Its wave (reduce_wave 0) follows: kWaveSms × this × 128 threads. G2's is 2.
+  unsigned reduce_min_blocks = 0;
   // Host scalars (run_host_scalars): the pieces they go up in, each piece's digits, sort and
   // accumulation running while the next one is copied; 0 = planned (plan_scalar_pieces), 1 =
   // all of them uploaded before the MSM starts. At most kMaxScalarPieces.
@@ -67,7 +71,8 @@ constexpr unsigned kMaxScalarPieces = 64;
 // still fills whole waves of this size, so whole numbers of theirs only where theirs divide it.
 constexpr unsigned kWaveSms = 132;
 // The reduction kernel's wave: 2 blocks of 128 threads per SM at its 255 registers (G1 and G2).
-constexpr unsigned kDefaultReduceWave = kWaveSms * 2 * 128;
+constexpr unsigned kDefaultReduceMinBlocks = 2;
+constexpr unsigned kDefaultReduceWave = kWaveSms * kDefaultReduceMinBlocks * 128;
 constexpr unsigned kReduceWaveOff = 0xffffffffu;
 
 // What one call did, for the benchmark and the TIMELINE's sub-stages.

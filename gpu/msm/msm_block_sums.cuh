@@ -25,18 +25,24 @@ __device__ __forceinline__ void tree_sum(Bucket* sh, unsigned i, unsigned width,
   }
 }
 
-// out[blockIdx.x] = Σ in[b·per_block, min(count, (b+1)·per_block)): a strided sum per thread,
-// then a tree over the block in `sh` (kThreads buckets of shared memory).
+// Block b = set·blocks_per_set + part of a round: out[b] = Σ of the set's points
+// [part·per_block, min(set_len, (part+1)·per_block)) in `in` (the sets' points one after the
+// other, set_len each): a strided sum per thread, then a tree in `sh` (kThreads buckets of
+// shared memory) only as wide as the points need (a last round's few points: fewer levels,
+// each a dependent full addition).
 template <class Bucket>
-__device__ __forceinline__ void sum_points_block(Bucket* sh, const Bucket* in, std::size_t count,
-                                 std::size_t per_block, Bucket* out) {
-  const std::size_t begin = blockIdx.x * per_block;
-  const std::size_t end = begin + per_block < count ? begin + per_block : count;
+__device__ __forceinline__ void sum_points_block(Bucket* sh, const Bucket* in, std::size_t set_len,
+                                                 std::size_t per_block, unsigned blocks_per_set, Bucket* out) {
+  const std::size_t set = blockIdx.x / blocks_per_set, part = blockIdx.x % blocks_per_set;
+  const std::size_t begin = set * set_len + part * per_block;
+  const std::size_t len = per_block < set_len - part * per_block ? per_block : set_len - part * per_block;
   Bucket acc = Bucket::infinity();
-  for (std::size_t i = begin + threadIdx.x; i < end; i += kThreads) acc.add(in[i]);
+  for (std::size_t i = threadIdx.x; i < len; i += kThreads) acc.add(in[begin + i]);
   sh[threadIdx.x] = acc;
   __syncthreads();
-  tree_sum(sh, threadIdx.x, kThreads, [] { __syncthreads(); });
+  unsigned width = 1;
+  while (width < kThreads && width < len) width <<= 1;
+  tree_sum(sh, threadIdx.x, width, [] { __syncthreads(); });
   if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
 }
 

@@ -36,9 +36,10 @@ __global__ void __launch_bounds__(kThreads) g2_reduce_kernel(ReduceArgs<G2Xyzz32
 
 // 128 G2 buckets: 48 KiB, the static shared-memory limit.
 __global__ void __launch_bounds__(kThreads)
-    g2_sum_points_kernel(const G2Xyzz32* in, std::size_t count, std::size_t per_block, G2Xyzz32* out) {
+    g2_sum_points_kernel(const G2Xyzz32* in, std::size_t set_len, std::size_t per_block, unsigned blocks_per_set,
+                    G2Xyzz32* out) {
   __shared__ G2Xyzz32 sh[kThreads];
-  sum_points_block(sh, in, count, per_block, out);
+  sum_points_block(sh, in, set_len, per_block, blocks_per_set, out);
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -67,15 +68,17 @@ void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t str
   check_launch("msm g2_fixup_kernel");
 }
 
-void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, cudaStream_t stream) {
+void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, unsigned min_blocks, cudaStream_t stream) {
+  if (min_blocks != 2) throw std::invalid_argument("gpu g2 msm: reduce_min_blocks must be 2");
   g2_reduce_kernel<<<grid_for(threads), kThreads, 0, stream>>>(args, threads);
   check_launch("msm g2_reduce_kernel");
 }
 
-void sum_points(const G2Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
+void sum_points(const G2Xyzz32* in, std::size_t set_len, std::size_t per_block, std::size_t sets,
                 G2Xyzz32* out, cudaStream_t stream) {
-  g2_sum_points_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, count, per_block,
-                                                                              out);
+  const std::size_t per_set = (set_len + per_block - 1) / per_block;
+  g2_sum_points_kernel<<<static_cast<unsigned>(sets * per_set), kThreads, 0, stream>>>(in, set_len, per_block,
+                                                                        static_cast<unsigned>(per_set), out);
   check_launch("msm g2_sum_points_kernel");
 }
 

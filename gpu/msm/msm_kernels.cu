@@ -41,15 +41,18 @@ __global__ void __launch_bounds__(kThreads) fixup_kernel(ChunkArgs<Xyzz32> args,
   if (t < chunks) fixup_chunk(args, t);
 }
 
-__global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs<Xyzz32> args, std::size_t threads) {
+// MinBlocks 2: 255 registers (the default), 3: 168 (MsmOptions::reduce_min_blocks).
+template <int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks) reduce_kernel(ReduceArgs<Xyzz32> args, std::size_t threads) {
   const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (g < threads) reduce_segment(args, g);
 }
 
 __global__ void __launch_bounds__(kThreads)
-    sum_points_kernel(const Xyzz32* in, std::size_t count, std::size_t per_block, Xyzz32* out) {
+    sum_points_kernel(const Xyzz32* in, std::size_t set_len, std::size_t per_block, unsigned blocks_per_set,
+                    Xyzz32* out) {
   __shared__ Xyzz32 sh[kThreads];
-  sum_points_block(sh, in, count, per_block, out);
+  sum_points_block(sh, in, set_len, per_block, blocks_per_set, out);
 }
 
 // Three blocks per SM (168 registers), as the accumulation whose mixed addition it runs.
@@ -128,15 +131,21 @@ void fixup(const ChunkArgs<Xyzz32>& args, std::size_t chunks, cudaStream_t strea
   check_launch("msm fixup_kernel");
 }
 
-void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t stream) {
-  reduce_kernel<<<grid_for(threads), kThreads, 0, stream>>>(args, threads);
+void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, unsigned min_blocks, cudaStream_t stream) {
+  switch (min_blocks) {
+    case 2: reduce_kernel<2><<<grid_for(threads), kThreads, 0, stream>>>(args, threads); break;
+    case 3: reduce_kernel<3><<<grid_for(threads), kThreads, 0, stream>>>(args, threads); break;
+    default:
+      throw std::invalid_argument("gpu msm: reduce_min_blocks " + std::to_string(min_blocks) + " must be 2 or 3");
+  }
   check_launch("msm reduce_kernel");
 }
 
-void sum_points(const Xyzz32* in, std::size_t count, std::size_t per_block, std::size_t blocks,
+void sum_points(const Xyzz32* in, std::size_t set_len, std::size_t per_block, std::size_t sets,
                 Xyzz32* out, cudaStream_t stream) {
-  sum_points_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, count, per_block,
-                                                                           out);
+  const std::size_t per_set = (set_len + per_block - 1) / per_block;
+  sum_points_kernel<<<static_cast<unsigned>(sets * per_set), kThreads, 0, stream>>>(in, set_len, per_block,
+                                                                        static_cast<unsigned>(per_set), out);
   check_launch("msm sum_points_kernel");
 }
 

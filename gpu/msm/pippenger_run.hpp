@@ -30,22 +30,22 @@ memory::DeviceBuffer<T> scratch(memory::DeviceAllocator& alloc, std::size_t coun
   return memory::DeviceBuffer<T>(alloc, count ? count : 1, s, stage);
 }
 
-// Sums `count` > 0 device points to one on the device, in rounds of 512 per block (at least
-// one round): a buffer holding the sum.
+// Sums each of `sets` sets of set_len > 0 device points (in, one set after the other) to one
+// point on the device, in rounds of kSumPerBlock points per block (plan.hpp; at least one
+// round): a buffer of the sets' sums.
 template <class Bucket>
-memory::DeviceBuffer<Bucket> sum_on_device(memory::DeviceAllocator& alloc, const Bucket* in, std::size_t count,
-                                           cudaStream_t stream, const char* stage) {
-  constexpr std::size_t kPerBlock = 512;
+memory::DeviceBuffer<Bucket> sum_on_device(memory::DeviceAllocator& alloc, const Bucket* in, std::size_t set_len,
+                                           std::size_t sets, cudaStream_t stream, const char* stage) {
   memory::DeviceBuffer<Bucket> a;  // frees are stream-ordered: after the kernels reading them
   const Bucket* cur = in;
   do {
-    const std::size_t blocks = (count + kPerBlock - 1) / kPerBlock;
-    auto next = scratch<Bucket>(alloc, blocks, stream, stage);
-    kernels::sum_points(cur, count, kPerBlock, blocks, next.get(), stream);
+    const std::size_t per_set = (set_len + kSumPerBlock - 1) / kSumPerBlock;
+    auto next = scratch<Bucket>(alloc, sets * per_set, stream, stage);
+    kernels::sum_points(cur, set_len, kSumPerBlock, sets, next.get(), stream);
     a = std::move(next);
     cur = a.get();
-    count = blocks;
-  } while (count > 1);
+    set_len = per_set;
+  } while (set_len > 1);
   return a;
 }
 
@@ -53,7 +53,7 @@ memory::DeviceBuffer<Bucket> sum_on_device(memory::DeviceAllocator& alloc, const
 template <class Bucket>
 Bucket reduce_to_one(memory::DeviceAllocator& alloc, const Bucket* in, std::size_t count,
                      cudaStream_t stream, const char* stage) {
-  const auto sum = sum_on_device(alloc, in, count, stream, stage);
+  const auto sum = sum_on_device(alloc, in, count, 1, stream, stage);
   Bucket out;
   check_cuda(cudaMemcpyAsync(&out, sum.get(), sizeof out, cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync(msm sum)");
@@ -264,20 +264,12 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
 
   auto segs = scratch<Bucket>(alloc, p.reduce_threads(), stream, stage);
   const ReduceArgs<Bucket> ra = reduce_args(p, buckets.get(), segs.get());
-  kernels::reduce(ra, p.reduce_threads(), stream);
+  kernels::reduce(ra, p.reduce_threads(), p.reduce_min_blocks, stream);
   clock.mark(kReduce);
   buckets.reset();
-  // One block per window adds its segments; a single bucket set (fixed-base mode: all 2^16 or
-  // so segments in one) is summed in rounds over many blocks instead (one block took 7 ms at
-  // 2^24 on the H200).
+  // Each window's segments summed in rounds over many blocks (sum_on_device).
   const std::uint32_t sets = p.digits.bucket_sets();
-  memory::DeviceBuffer<Bucket> window_sums;
-  if (sets == 1) {
-    window_sums = sum_on_device(alloc, segs.get(), p.reduce_threads(), stream, stage);
-  } else {
-    window_sums = scratch<Bucket>(alloc, sets, stream, stage);
-    kernels::sum_points(segs.get(), p.reduce_threads(), p.segments, sets, window_sums.get(), stream);
-  }
+  const auto window_sums = sum_on_device(alloc, segs.get(), p.segments, sets, stream, stage);
   std::vector<Raw> host(sets);
   check_cuda(cudaMemcpyAsync(host.data(), window_sums.get(), host.size() * sizeof(Bucket),
                              cudaMemcpyDeviceToHost, stream),

@@ -15,7 +15,8 @@ namespace {
 // Accumulation threads to aim for: ~4 waves of 128-thread blocks, a few resident per SM.
 constexpr std::size_t kTargetChunks = std::size_t{1} << 18;
 constexpr std::size_t kMinChunk = 16;
-static_assert(kDefaultReduceWave == kWaveSms * 2 * kernels::kThreads, "the reduction's 2 blocks per SM");
+static_assert(kDefaultReduceWave == kWaveSms * kDefaultReduceMinBlocks * kernels::kThreads,
+              "the reduction's blocks per SM");
 // Reduction threads to aim for, and the least segment (its (lo − 1)·R costs ~2c point ops).
 constexpr std::size_t kTargetReduceThreads = std::size_t{1} << 16;
 constexpr std::uint32_t kMinSegment = 32;
@@ -57,21 +58,20 @@ unsigned cheapest_window_bits(std::size_t n, bool folded, unsigned max_bits) {
   return best;
 }
 
-// Points the window sums take: one per window, or with one bucket set the rounds of 512 that
-// sum its segments (pippenger_run.hpp sum_on_device), each round's output kept until the next.
+// Points the window sums take: each set's segments summed in rounds of kSumPerBlock
+// (pippenger_run.hpp sum_on_device), each round's output kept until the next.
 std::size_t window_sum_points(const RunPlan& p) {
-  if (p.digits.bucket_sets() > 1) return p.digits.bucket_sets();
   std::size_t points = 0;
-  for (std::size_t count = p.reduce_threads();;) {
-    count = (count + 511) / 512;
-    points += count;
+  for (std::size_t count = p.segments;;) {
+    count = (count + kSumPerBlock - 1) / kSumPerBlock;
+    points += count * p.digits.bucket_sets();
     if (count == 1) return points;
   }
 }
 
-// The segment L ≤ L0 and S = ceil(B / L): with the working threads at L0 filling more than one
-// wave, the least L whose working threads fit in the same number of whole waves (they fall as
-// L grows); else L0.
+// The segment L ≤ L0 and S = ceil(B / L): the least L whose working threads fit in the whole
+// waves those at L0 take (they fall as L grows) — also within one wave, where a shorter
+// segment shortens every thread's chain of dependent additions at no cost in waves.
 void set_reduce_segment(RunPlan& r, std::uint32_t l0, unsigned wave) {
   const auto active = [&](std::uint32_t l) {
     r.segment = l;
@@ -79,7 +79,7 @@ void set_reduce_segment(RunPlan& r, std::uint32_t l0, unsigned wave) {
     return r.active_reduce_threads();
   };
   const std::size_t at_l0 = active(l0);
-  if (wave == kReduceWaveOff || at_l0 <= wave) return;
+  if (wave == kReduceWaveOff) return;
   const std::size_t room = (at_l0 + wave - 1) / wave * std::size_t{wave};
   std::uint32_t lo = 1, hi = l0;  // active(hi) ≤ room
   while (lo < hi) {
@@ -137,7 +137,12 @@ RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_mi
     const unsigned top = 256 - c * (r.digits.windows - 1);
     if (top < c - 1) r.last_set_buckets = 1u << top;
   }
-  set_reduce_segment(r, r.segment, opts.reduce_wave ? opts.reduce_wave : kDefaultReduceWave);
+  if (opts.reduce_min_blocks != 0 && opts.reduce_min_blocks != 2 && opts.reduce_min_blocks != 3)
+    throw std::invalid_argument("gpu msm: reduce_min_blocks " + std::to_string(opts.reduce_min_blocks) +
+                                " must be 2 or 3");
+  r.reduce_min_blocks = opts.reduce_min_blocks ? opts.reduce_min_blocks : kDefaultReduceMinBlocks;
+  set_reduce_segment(r, r.segment,
+                     opts.reduce_wave ? opts.reduce_wave : kWaveSms * kernels::kThreads * r.reduce_min_blocks);
   r.end_bit = std::bit_width(r.digits.sentinel());
   r.accumulate_min_blocks =
       opts.accumulate_min_blocks ? opts.accumulate_min_blocks : default_min_blocks;

@@ -25,6 +25,7 @@ struct RunPlan {
   std::uint32_t last_set_buckets = 0;
   int end_bit = 0;           // key bits the sort looks at (the sentinel W·B included)
   unsigned accumulate_min_blocks = 0;
+  unsigned reduce_min_blocks = kDefaultReduceMinBlocks;  // the reduction kernel's register cap
 
   std::size_t reduce_threads() const { return std::size_t{digits.bucket_sets()} * segments; }
   // Reduction threads with buckets to add (the last set's past last_set_buckets have none).
@@ -34,6 +35,11 @@ struct RunPlan {
   std::size_t fixup_groups() const { return (chunks + kFixupGroup - 1) / kFixupGroup; }
   std::size_t bucket_count() const { return std::size_t{digits.bucket_sets()} * digits.buckets; }
 };
+
+// Points one block adds per round of the window sums (pippenger_run.hpp sum_on_device). Many
+// blocks per window keep each thread's chain of dependent full additions short: one block per
+// window took 0.73 ms at 2^24 on an H100 (43 strided additions and a tree of 7 per thread).
+constexpr std::size_t kSumPerBlock = 256;
 
 constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 24, kMaxAutoWindowBits = 20;
 constexpr unsigned kDefaultAccumulateMinBlocks = 3;

@@ -34,9 +34,11 @@ TEST(GpuMsmSimulation, PlanShapes) {
   EXPECT_EQ(gpu::msm::plan_window_bits(1u << 24), 20u);  // the fastest measured on the H200
   EXPECT_THROW(gpu::msm::make_run_plan(8, {.window_bits = 1}), std::invalid_argument);
   EXPECT_THROW(gpu::msm::make_run_plan(8, {.window_bits = 25}), std::invalid_argument);
-  // min_segment: the least segment of a reduction with few buckets per target thread.
-  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {}).segment, 32u);
-  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {.min_segment = 8}).segment, 8u);
+  // min_segment: the least power-of-two segment of a reduction with few buckets per target
+  // thread, before the waves are filled (kReduceWaveOff: not filled).
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {.reduce_wave = gpu::msm::kReduceWaveOff}).segment, 32u);
+  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {.min_segment = 8, .reduce_wave = gpu::msm::kReduceWaveOff}).segment,
+            8u);
   EXPECT_EQ(gpu::msm::make_run_plan(1u << 24, {.min_segment = 8}).segment,
             gpu::msm::make_run_plan(1u << 24, {}).segment);  // many buckets: the target decides
   EXPECT_THROW(gpu::msm::make_run_plan(8, {.min_segment = 12}), std::invalid_argument);
@@ -51,7 +53,8 @@ TEST(GpuMsmSimulation, ReductionSegmentsOfAnyLength) {
   const auto expected = cpu_msm(bases, scalars);
   for (unsigned segment : {1u, 2u, 4u, 8u, 16u, 64u})
     for (unsigned c : {6u, 10u}) {
-      const gpu::msm::MsmOptions opts{.window_bits = c, .min_segment = segment};
+      const gpu::msm::MsmOptions opts{.window_bits = c, .min_segment = segment,
+                                      .reduce_wave = gpu::msm::kReduceWaveOff};
       EXPECT_EQ(gpu::msm::make_run_plan(n, opts).segment, std::min(segment, 1u << (c - 1))) << segment;
       EXPECT_EQ(gpu::msm::simulate_msm(bases, scalars, opts).to_affine(), expected)
           << "segment " << segment << " c " << c << "; " << test::seed_note();
@@ -77,8 +80,21 @@ TEST(GpuMsmSimulation, ReductionSegmentsFillWholeWaves) {
   EXPECT_GT(threads_at(p.segment - 1), 2u * kDefaultReduceWave);
   EXPECT_EQ(p.segment, 95u);
   EXPECT_EQ(p.segments, (p.digits.buckets + 94) / 95);
-  // Within one wave the power-of-two segment stays (2^16 points: 16 windows, 2^15 buckets each).
-  EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {}).segment, 32u);
+  // Within one wave too (2^16 points: 16 windows of 2^15 buckets): 16 · 2^15 / 32 = 16,384
+  // threads at L0 = 32 take one wave, as 32,768 do at 16 (and 34,320 at 15 two).
+  const auto one_wave = gpu::msm::make_run_plan(1u << 16, {});
+  EXPECT_EQ(one_wave.segment, 16u);
+  EXPECT_EQ(one_wave.active_reduce_threads(), 16u * 2048);
+  EXPECT_GT(16u * ((32768 + 14) / 15), kDefaultReduceWave);
+  // 3 blocks per SM (reduce_min_blocks): waves of 50,688; at 2^24 the 49,664 threads of L0 =
+  // 128 take one, and the least segment within it is 126 (50,453 threads; 125: 50,865).
+  const auto three = gpu::msm::make_run_plan(1u << 24, {.reduce_min_blocks = 3});
+  EXPECT_EQ(three.reduce_min_blocks, 3u);
+  EXPECT_EQ(three.segment, 126u);
+  EXPECT_EQ(three.active_reduce_threads(), threads_at(126));
+  EXPECT_LE(threads_at(126), 132u * 3 * 128);
+  EXPECT_GT(threads_at(125), 132u * 3 * 128);
+  EXPECT_THROW(gpu::msm::make_run_plan(1u << 10, {.reduce_min_blocks = 4}), std::invalid_argument);
   // The fixed-base mode's one bucket set is reached whole.
   const auto folded = gpu::msm::make_run_plan(1u << 24, {.window_bits = 22}, 3, true);
   EXPECT_EQ(folded.last_set_buckets, folded.digits.buckets);
