@@ -534,9 +534,9 @@ int main(int argc, char** argv) {
           if (mopt.scalar_pieces == 1) v << " upload_first";
           if (mopt.accumulate_min_blocks) v << " acc_blocks" << mopt.accumulate_min_blocks;
           if (mopt.min_segment) v << " min_segment" << mopt.min_segment;
-          if (mopt.reduce_min_blocks) v << " red_blocks" << mopt.reduce_min_blocks;
           v << " L" << shape.segment;
           if (mopt.reduce_wave == msm::kReduceWaveOff) v << " pow2_segments";
+          else if (mopt.reduce_wave) v << " reduce_wave" << mopt.reduce_wave;
           if (!mopt.sort_ahead) v << " no_sort_ahead";
           if (!mopt.fill_accumulate_waves) v << " no_fill_waves";
           if (mopt.sort_ahead_priority) v << " sort_priority";
@@ -602,14 +602,12 @@ int main(int argc, char** argv) {
           msm_case("msm_variant", 24, {.sort_ahead_priority = true}, false);
           msm_case("msm_variant", 22, {.sort_ahead_priority = true}, true);  // checked against core/msm
           msm_case("msm_variant", 22, before, false);
-          // The reduction (session 24): its segments fill one wave too (the power-of-two ones:
-          // pow2_segments), at 3 blocks per SM (168 registers), and in one wave of 189 instead
-          // of two of 95 (min_segment 256).
+          // The reduction's segment (session 24): the power-of-two one at 2^20 and 2^22 (32,
+          // where the planned one is 16), and at 2^24 session 23's two waves of 95 (the plan
+          // with a wave twice the kernel's) against the planned one of 189.
           msm_case("msm_variant", 22, {.reduce_wave = msm::kReduceWaveOff}, false);
           msm_case("msm_variant", 20, {.reduce_wave = msm::kReduceWaveOff}, false);
-          msm_case("msm_variant", 24, {.reduce_min_blocks = 3}, false);
-          msm_case("msm_variant", 22, {.reduce_min_blocks = 3}, true);  // checked against core/msm
-          msm_case("msm_variant", 24, {.min_segment = 256}, false);
+          msm_case("msm_variant", 24, {.reduce_wave = 2 * msm::kDefaultReduceWave}, false);
           // The accumulation's chunk (scalars uploaded whole, one piece: one chunk count) for
           // whole waves of 3 blocks of 128 per SM on 132 SMs (4..7), beside the planned K of the
           // upload_first row above (2^18 chunks: 5.17 such waves).
@@ -639,9 +637,7 @@ int main(int argc, char** argv) {
                 msm_case("msm_fixed_base_variant", k, {.sort_ahead = false, .fill_accumulate_waves = false}, false,
                          &table);
                 msm_case("msm_fixed_base_variant", k, {.sort_ahead_priority = true}, false, &table);
-                msm_case("msm_fixed_base_variant", k, {.reduce_min_blocks = 3}, false, &table);
-                msm_case("msm_fixed_base_variant", k, {.min_segment = 64}, false, &table);
-                msm_case("msm_fixed_base_variant", k, {.min_segment = 64, .reduce_min_blocks = 3}, false, &table);
+                msm_case("msm_fixed_base_variant", k, {.reduce_wave = 2 * msm::kDefaultReduceWave}, false, &table);
               }
             }
           }

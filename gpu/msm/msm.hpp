@@ -32,21 +32,16 @@ struct MsmOptions {
   unsigned window_bits = 0;       // c; 0 = chosen from n (plan_window_bits)
   unsigned entries_per_thread = 0;  // bucket-accumulation chunk; 0 = chosen from the work
   unsigned accumulate_min_blocks = 0;  // register cap of the accumulation kernel; 0 = default
-  // The reduction's least power-of-two segment (buckets per thread) before the waves are
-  // filled (reduce_wave); 0 = the default 32.
-  // Shorter segments shorten each thread's chain of 2L dependent additions but add the (lo−1)·R
-  // term's ~1.5c additions per segment: a benchmarked alternative for small, latency-bound
-  // reductions (the tails'), not a default (L = 4 was slower: docs/gpu.md, Left open).
+  // The reduction's least segment (buckets per thread), a power of two; 0 = 16, or 32 with
+  // kReduceWaveOff. Shorter segments shorten each thread's chain of 2L dependent additions but
+  // add the (lo−1)·R term's ~1.65(c − 2) steps per segment.
   unsigned min_segment = 0;
-  // Threads one wave of the reduction kernel holds: where the working threads at the
-  // power-of-two segment take more than one wave, the segment is shortened (to any length) until
-  // they fill their whole waves, since a part-full last wave takes about as long as a full one.
-  // 0 = kDefaultReduceWave; kReduceWaveOff keeps the power-of-two segment (the benchmark's A/B).
+  // Threads one wave of the reduction kernel holds. The segment (any length from min_segment
+  // to a whole window) is the one that minimises the waves its threads take times each one's
+  // chain of additions (plan.cpp set_reduce_segment): a part-full wave takes about as long as a
+  // full one. 0 = kDefaultReduceWave; kReduceWaveOff: a power-of-two segment for ~2^16 threads
+  // (the plan before sessions 23-24, the benchmark's A/B).
   unsigned reduce_wave = 0;
-  // Register cap of the G1 reduction kernel: resident 128-thread blocks per SM, 2 (its 255
-  // registers; 0 = this) or 3 (168, as the accumulation's: more warps per SM, some spilled).
-  // Its wave (reduce_wave 0) follows: kWaveSms × this × 128 threads. G2's is 2.
-  unsigned reduce_min_blocks = 0;
   // Host scalars (run_host_scalars): the pieces they go up in, each piece's digits, sort and
   // accumulation running while the next one is copied; 0 = planned (plan_scalar_pieces), 1 =
   // all of them uploaded before the MSM starts. At most kMaxScalarPieces.
@@ -71,8 +66,7 @@ constexpr unsigned kMaxScalarPieces = 64;
 // still fills whole waves of this size, so whole numbers of theirs only where theirs divide it.
 constexpr unsigned kWaveSms = 132;
 // The reduction kernel's wave: 2 blocks of 128 threads per SM at its 255 registers (G1 and G2).
-constexpr unsigned kDefaultReduceMinBlocks = 2;
-constexpr unsigned kDefaultReduceWave = kWaveSms * kDefaultReduceMinBlocks * 128;
+constexpr unsigned kDefaultReduceWave = kWaveSms * 2 * 128;
 constexpr unsigned kReduceWaveOff = 0xffffffffu;
 
 // What one call did, for the benchmark and the TIMELINE's sub-stages.
@@ -87,8 +81,9 @@ struct MsmShape {
   std::uint32_t segment = 0;       // buckets per reduction thread (RunPlan::segment)
   // Time per phase (CUDA events; host time for the last), filled when a shape is asked for,
   // each summed over the pieces: upload (the stream waiting for host scalars: the part of
-  // their copy not overlapped), digits, sort, accumulate (incl. the bucket memset), fixup,
-  // reduce, window sums + copy, host combine.
+  // their copy not overlapped; it includes the bucket memset, which comes first), digits,
+  // sort (with sort_ahead: what the stream waited for, the memset included), accumulate,
+  // fixup, reduce, window sums + copy, host combine.
   static constexpr int kPhases = 8;
   static constexpr const char* kPhaseNames[kPhases] = {"upload", "digits", "sort", "accumulate", "fixup",
                                                        "reduce", "window_sums", "combine"};

@@ -68,8 +68,7 @@ void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t str
   check_launch("msm g2_fixup_kernel");
 }
 
-void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, unsigned min_blocks, cudaStream_t stream) {
-  if (min_blocks != 2) throw std::invalid_argument("gpu g2 msm: reduce_min_blocks must be 2");
+void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, cudaStream_t stream) {
   g2_reduce_kernel<<<grid_for(threads), kThreads, 0, stream>>>(args, threads);
   check_launch("msm g2_reduce_kernel");
 }

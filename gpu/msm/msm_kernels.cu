@@ -41,9 +41,10 @@ __global__ void __launch_bounds__(kThreads) fixup_kernel(ChunkArgs<Xyzz32> args,
   if (t < chunks) fixup_chunk(args, t);
 }
 
-// MinBlocks 2: 255 registers (the default), 3: 168 (MsmOptions::reduce_min_blocks).
-template <int MinBlocks>
-__global__ void __launch_bounds__(kThreads, MinBlocks) reduce_kernel(ReduceArgs<Xyzz32> args, std::size_t threads) {
+// No register cap: 255 registers, 2 blocks per SM. A cap of 168 (3 blocks, as the
+// accumulation's) spilled 1.9 KB per thread and took 11.96 ms at 2^24 against 9.44 (H100,
+// results/2026-12-07-msm-reduce-waves call 4).
+__global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs<Xyzz32> args, std::size_t threads) {
   const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (g < threads) reduce_segment(args, g);
 }
@@ -131,13 +132,8 @@ void fixup(const ChunkArgs<Xyzz32>& args, std::size_t chunks, cudaStream_t strea
   check_launch("msm fixup_kernel");
 }
 
-void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, unsigned min_blocks, cudaStream_t stream) {
-  switch (min_blocks) {
-    case 2: reduce_kernel<2><<<grid_for(threads), kThreads, 0, stream>>>(args, threads); break;
-    case 3: reduce_kernel<3><<<grid_for(threads), kThreads, 0, stream>>>(args, threads); break;
-    default:
-      throw std::invalid_argument("gpu msm: reduce_min_blocks " + std::to_string(min_blocks) + " must be 2 or 3");
-  }
+void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t stream) {
+  reduce_kernel<<<grid_for(threads), kThreads, 0, stream>>>(args, threads);
   check_launch("msm reduce_kernel");
 }
 

@@ -33,8 +33,7 @@ bool accumulate_min_blocks_built(unsigned min_blocks);
 // tree (msm_block_sums.cuh group_heads_warp; the simulator runs pippenger.cuh group_heads).
 void group_heads(const ChunkArgs<Xyzz32>& args, std::size_t groups, cudaStream_t stream);
 void fixup(const ChunkArgs<Xyzz32>& args, std::size_t chunks, cudaStream_t stream);
-// min_blocks: the reduction's register cap (MsmOptions::reduce_min_blocks: 2 or 3; G2: 2).
-void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, unsigned min_blocks, cudaStream_t stream);
+void reduce(const ReduceArgs<Xyzz32>& args, std::size_t threads, cudaStream_t stream);
 // One round of sums over `sets` sets of set_len > 0 points each (in one after the other):
 // out[w·P + k] = Σ of set w's points [k·per_block, min(set_len, (k+1)·per_block)) for k < P =
 // ceil(set_len / per_block).
@@ -55,7 +54,7 @@ void accumulate(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, unsigned mi
                 cudaStream_t stream);
 void group_heads(const ChunkArgs<G2Xyzz32>& args, std::size_t groups, cudaStream_t stream);
 void fixup(const ChunkArgs<G2Xyzz32>& args, std::size_t chunks, cudaStream_t stream);
-void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, unsigned min_blocks, cudaStream_t stream);
+void reduce(const ReduceArgs<G2Xyzz32>& args, std::size_t threads, cudaStream_t stream);
 void sum_points(const G2Xyzz32* in, std::size_t set_len, std::size_t per_block, std::size_t sets,
                 G2Xyzz32* out, cudaStream_t stream);
 // group must be 1: G2 has no group table (std::invalid_argument otherwise).

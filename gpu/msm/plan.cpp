@@ -15,11 +15,13 @@ namespace {
 // Accumulation threads to aim for: ~4 waves of 128-thread blocks, a few resident per SM.
 constexpr std::size_t kTargetChunks = std::size_t{1} << 18;
 constexpr std::size_t kMinChunk = 16;
-static_assert(kDefaultReduceWave == kWaveSms * kDefaultReduceMinBlocks * kernels::kThreads,
-              "the reduction's blocks per SM");
-// Reduction threads to aim for, and the least segment (its (lo − 1)·R costs ~2c point ops).
+static_assert(kDefaultReduceWave == kWaveSms * 2 * kernels::kThreads, "the reduction's 2 blocks per SM");
+// The power-of-two segment (reduce_wave = kReduceWaveOff, the plan before session 24): ~2^16
+// threads, and at least 32 buckets each (the (lo − 1)·R term costs ~2c point operations).
 constexpr std::size_t kTargetReduceThreads = std::size_t{1} << 16;
 constexpr std::uint32_t kMinSegment = 32;
+// The least segment where the waves are filled (set_reduce_segment; MsmOptions::min_segment 0).
+constexpr std::uint32_t kMinFilledSegment = 16;
 // Per bucket (window × magnitude), in mixed additions of throughput: the reduction's two full
 // additions and the accumulation's per-run work, net of what a wider window saves. Fitted to
 // the H200's totals at 2^24 for c = 19 and c = 20 (2026-11-30: 134.0 and 127.4 ms).
@@ -69,25 +71,44 @@ std::size_t window_sum_points(const RunPlan& p) {
   }
 }
 
-// The segment L ≤ L0 and S = ceil(B / L): the least L whose working threads fit in the whole
-// waves those at L0 take (they fall as L grows) — also within one wave, where a shorter
-// segment shortens every thread's chain of dependent additions at no cost in waves.
-void set_reduce_segment(RunPlan& r, std::uint32_t l0, unsigned wave) {
+// The segment L ≥ least (any length up to B) and S = ceil(B / L) that minimise the waves of
+// the reduction kernel times the chain of dependent steps each thread runs: its 2L full
+// additions and the (lo − 1)·R term's double-and-add, ~1.65 steps per bit of lo (a doubling is
+// ~0.65 of an addition, and the warp adds at every bit some lane has set). A wave takes about
+// its threads' chain whether full or not (H100, 2^24: L = 128 in 1.47 waves 11.17 ms, 95 in two
+// 9.31); so one wave of long segments beats two of short ones (L = 189 in one 8.52 ms against
+// 95 in two 9.44; fixed-base c = 22: 63 in one 3.32 against 32 in two 4.46: call 4 of
+// results/2026-12-07-msm-reduce-waves), and within one wave the shortest segment wins (2^22,
+// c = 16: L = 16 1.26 ms against 32 1.66). For each count of waves, the least L whose working
+// threads fit in them (they fall as L grows).
+void set_reduce_segment(RunPlan& r, std::uint32_t least, unsigned wave) {
   const auto active = [&](std::uint32_t l) {
     r.segment = l;
     r.segments = (r.digits.buckets + l - 1) / l;
     return r.active_reduce_threads();
   };
-  const std::size_t at_l0 = active(l0);
-  if (wave == kReduceWaveOff) return;
-  const std::size_t room = (at_l0 + wave - 1) / wave * std::size_t{wave};
-  std::uint32_t lo = 1, hi = l0;  // active(hi) ≤ room
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (active(mid) <= room) hi = mid;
-    else lo = mid + 1;
+  const std::uint32_t most = r.digits.buckets;
+  least = std::min(least, most);
+  const double offset_steps = 1.65 * std::max(0, static_cast<int>(r.digits.c) - 2);
+  std::uint32_t best = most;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (std::size_t waves = 1;; ++waves) {
+    const std::size_t room = waves * wave;
+    std::uint32_t lo = least, hi = most;
+    while (lo < hi) {
+      const std::uint32_t mid = lo + (hi - lo) / 2;
+      if (active(mid) <= room) hi = mid;
+      else lo = mid + 1;
+    }
+    const std::size_t taken = (active(hi) + wave - 1) / wave;  // ≤ waves (more where even B is too short)
+    const double cost = static_cast<double>(taken) * (2.0 * hi + offset_steps);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = hi;
+    }
+    if (hi == least) break;  // more waves cannot shorten the segment
   }
-  active(hi);
+  active(best);
 }
 
 }  // namespace
@@ -129,20 +150,20 @@ RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_mi
   if (opts.min_segment && !std::has_single_bit(opts.min_segment))
     throw std::invalid_argument("gpu msm: min_segment " + std::to_string(opts.min_segment) +
                                 " is not a power of two");
-  const std::size_t least = opts.min_segment ? opts.min_segment : kMinSegment;
-  r.segment = static_cast<std::uint32_t>(
-      std::min<std::size_t>(r.digits.buckets, std::max<std::size_t>(least, std::bit_ceil(want))));
   r.last_set_buckets = r.digits.buckets;
   if (!folded) {  // the top window: bits [c·(W−1), 256) plus the carry, a magnitude ≤ 2^top
     const unsigned top = 256 - c * (r.digits.windows - 1);
     if (top < c - 1) r.last_set_buckets = 1u << top;
   }
-  if (opts.reduce_min_blocks != 0 && opts.reduce_min_blocks != 2 && opts.reduce_min_blocks != 3)
-    throw std::invalid_argument("gpu msm: reduce_min_blocks " + std::to_string(opts.reduce_min_blocks) +
-                                " must be 2 or 3");
-  r.reduce_min_blocks = opts.reduce_min_blocks ? opts.reduce_min_blocks : kDefaultReduceMinBlocks;
-  set_reduce_segment(r, r.segment,
-                     opts.reduce_wave ? opts.reduce_wave : kWaveSms * kernels::kThreads * r.reduce_min_blocks);
+  if (opts.reduce_wave == kReduceWaveOff) {
+    const std::size_t least = opts.min_segment ? opts.min_segment : kMinSegment;
+    r.segment = static_cast<std::uint32_t>(
+        std::min<std::size_t>(r.digits.buckets, std::max<std::size_t>(least, std::bit_ceil(want))));
+    r.segments = (r.digits.buckets + r.segment - 1) / r.segment;
+  } else {
+    set_reduce_segment(r, opts.min_segment ? opts.min_segment : kMinFilledSegment,
+                       opts.reduce_wave ? opts.reduce_wave : kDefaultReduceWave);
+  }
   r.end_bit = std::bit_width(r.digits.sentinel());
   r.accumulate_min_blocks =
       opts.accumulate_min_blocks ? opts.accumulate_min_blocks : default_min_blocks;

@@ -25,7 +25,6 @@ struct RunPlan {
   std::uint32_t last_set_buckets = 0;
   int end_bit = 0;           // key bits the sort looks at (the sentinel W·B included)
   unsigned accumulate_min_blocks = 0;
-  unsigned reduce_min_blocks = kDefaultReduceMinBlocks;  // the reduction kernel's register cap
 
   std::size_t reduce_threads() const { return std::size_t{digits.bucket_sets()} * segments; }
   // Reduction threads with buckets to add (the last set's past last_set_buckets have none).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 24 item 3, device call 2 (~4 min): sort_ahead with growing pieces and fill_waves on by
-# default. Correctness first (gpu_msm_test, gpu_g2_msm_test, gpu_backend_test whole; the bench's
+# Issue 24 item 3, device calls 2-5 (~2 min): the plan of the commit staged (see README).
+# Correctness first (gpu_msm_test, gpu_g2_msm_test, gpu_backend_test whole; the bench's
 # checks at 2^20 / 2^22; gpu-phase --check at 2^22), then sppark and our MSM rows in the same
 # call, then the GPU phase at 2^24. Carry: build-carry (stage.sh, which also stages
 # gpu_g2_msm_test) and build-peer.
@@ -16,7 +16,7 @@ log tests
 for t in msm g2_msm backend; do
   timeout 150 $B/gpu_${t}_test > /tmp/gpu_${t}_test.log 2>&1; echo "rc=$?" >> /tmp/gpu_${t}_test.log
 done
-tail -n 4 /tmp/gpu_*_test.log > $OUT/tests.log
+{ tail -n 4 /tmp/gpu_*_test.log; grep -h -B3 -A12 "Failure" /tmp/gpu_*_test.log | head -n 120; } > $OUT/tests.log
 grep -hE "^\[  PASSED|^\[  FAILED|rc=" /tmp/gpu_*_test.log
 log sppark
 timeout 90 build-peer/sppark_side_by_side --json /tmp/sppark.json > $OUT/sppark.log 2>&1
