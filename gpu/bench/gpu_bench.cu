@@ -528,8 +528,9 @@ int main(int argc, char** argv) {
                                                    &shape);
           });
           std::ostringstream v;
-          v << "c" << shape.window_bits << " W" << shape.windows << " K"
-            << (shape.entries + shape.chunks - 1) / shape.chunks;
+          v << "c" << shape.window_bits << " W" << shape.windows;
+          if (shape.wide_windows < shape.windows) v << " wide" << shape.wide_windows;
+          v << " K" << (shape.entries + shape.chunks - 1) / shape.chunks;
           if (shape.pieces > 1) v << " pieces" << shape.pieces;
           if (mopt.scalar_pieces == 1) v << " upload_first";
           if (mopt.accumulate_min_blocks) v << " acc_blocks" << mopt.accumulate_min_blocks;
@@ -543,7 +544,7 @@ int main(int argc, char** argv) {
           if (table) v << " table " << table->windows() << "x";
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
-          const double fp_muls = madds * 10 + 2.0 * shape.bucket_sets * shape.buckets * 14;
+          const double fp_muls = madds * 10 + 2.0 * shape.reduced_buckets * 14;
           r.model_ms = r.model_compute_ms = fp_muls * imad_per_fp_mul / imad_rate * 1e3;
           std::ostringstream os;
           os << madds / (r.stats.median * 1e-3) / 1e9 << " G bucket-adds/s; scratch "
@@ -751,11 +752,12 @@ int main(int argc, char** argv) {
                                        {}, "bench_g2_msm", &shape);
           });
           std::ostringstream v;
-          v << "c" << shape.window_bits << " W" << shape.windows << " K"
-            << (shape.entries + shape.chunks - 1) / shape.chunks;
+          v << "c" << shape.window_bits << " W" << shape.windows;
+          if (shape.wide_windows < shape.windows) v << " wide" << shape.wide_windows;
+          v << " K" << (shape.entries + shape.chunks - 1) / shape.chunks;
           r.variant = v.str();
           const double madds = double(n) * shape.windows;
-          const double fp_muls = madds * 28 + 2.0 * shape.windows * shape.buckets * 40;
+          const double fp_muls = madds * 28 + 2.0 * shape.reduced_buckets * 40;
           r.model_ms = r.model_compute_ms = fp_muls * imad_per_fp_mul / imad_rate * 1e3;
           std::ostringstream os;
           os << madds / (r.stats.median * 1e-3) / 1e9 << " G bucket-adds/s; scratch "

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "core/curve/xyzz.hpp"
+#include "gpu/msm/pippenger.cuh"
 
 namespace prooflab::gpu::msm {
 
@@ -26,12 +27,14 @@ Raw xyzz_to_raw(const curve::Xyzz<Curve>& p) {
   return r;
 }
 
-// Σ_w 2^(c·w)·sums[w] by Horner's rule (W·c doublings on the CPU).
+// Σ_w 2^position(w)·sums[w] over the plan's W windows by Horner's rule: from the top window
+// down, width(w) doublings before adding window w's sum (256 − width(W−1) in all, on the CPU).
 template <class Curve, class Raw>
-curve::Xyzz<Curve> combine_window_sums(std::span<const Raw> sums, unsigned c) {
+curve::Xyzz<Curve> combine_window_sums(std::span<const Raw> sums, const DigitPlan& plan) {
   auto acc = curve::Xyzz<Curve>::infinity();
   for (std::size_t w = sums.size(); w-- > 0;) {
-    for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
+    if (w + 1 < sums.size())
+      for (unsigned k = 0; k < plan.width(static_cast<std::uint32_t>(w)); ++k) acc = acc.dbl();
     acc = acc.add(xyzz_from_raw<Curve>(sums[w]));
   }
   return acc;

@@ -29,7 +29,9 @@ struct G1XyzzRaw {
 static_assert(sizeof(G1AffineRaw) == 96 && sizeof(G1XyzzRaw) == 192, "core's layouts");
 
 struct MsmOptions {
-  unsigned window_bits = 0;       // c; 0 = chosen from n (plan_window_bits)
+  // c, the widest window: W = ceil(256 / c) windows of at most c bits (DigitPlan: the plain
+  // mode shares the bits evenly); 0 = chosen from n (plan_window_bits).
+  unsigned window_bits = 0;
   unsigned entries_per_thread = 0;  // bucket-accumulation chunk; 0 = chosen from the work
   unsigned accumulate_min_blocks = 0;  // register cap of the accumulation kernel; 0 = default
   // The reduction's least segment (buckets per thread), a power of two; 0 = 16, or 32 with
@@ -72,8 +74,10 @@ constexpr unsigned kReduceWaveOff = 0xffffffffu;
 // What one call did, for the benchmark and the TIMELINE's sub-stages.
 struct MsmShape {
   unsigned window_bits = 0, windows = 0;
+  unsigned wide_windows = 0;       // windows of window_bits bits; the rest have one less (DigitPlan)
   std::size_t buckets = 0;         // per bucket set (2^(c-1))
   unsigned bucket_sets = 0;        // windows, or 1 in the fixed-base mode
+  std::size_t reduced_buckets = 0;  // those the reduction adds: Σ over the sets of DigitPlan::reach
   std::size_t entries = 0;         // n × windows digit entries sorted
   std::size_t chunks = 0;          // accumulation threads
   std::size_t scratch_bytes = 0;   // device memory taken from the allocator
@@ -81,8 +85,8 @@ struct MsmShape {
   std::uint32_t segment = 0;       // buckets per reduction thread (RunPlan::segment)
   // Time per phase (CUDA events; host time for the last), filled when a shape is asked for,
   // each summed over the pieces: upload (the stream waiting for host scalars: the part of
-  // their copy not overlapped; it includes the bucket memset, which comes first), digits,
-  // sort (with sort_ahead: what the stream waited for, the memset included), accumulate,
+  // their copy not overlapped; it includes the buckets' clear, which comes first), digits,
+  // sort (with sort_ahead: what the stream waited for, the clear included), accumulate,
   // fixup, reduce, window sums + copy, host combine.
   static constexpr int kPhases = 8;
   static constexpr const char* kPhaseNames[kPhases] = {"upload", "digits", "sort", "accumulate", "fixup",

@@ -35,10 +35,6 @@ curve::G2Jacobian to_jacobian(const G2XyzzRaw& p) {
   return xyzz_from_raw<curve::G2Curve>(p).to_jacobian();
 }
 
-curve::Xyzz<curve::G1Curve> combine_windows(std::span<const G1XyzzRaw> sums, unsigned c) {
-  return combine_window_sums<curve::G1Curve>(sums, c);
-}
-
 curve::G1Jacobian msm(Msm& engine, const G1AffineRaw* d_bases,
                       std::span<const prooflab::msm::Scalar> scalars, cudaStream_t stream,
                       const MsmOptions& opts, const char* stage) {

@@ -20,8 +20,6 @@ namespace prooflab::gpu::msm {
 curve::G1Jacobian to_jacobian(const G1XyzzRaw& p);
 curve::Xyzz<curve::G1Curve> to_core(const G1XyzzRaw& p);
 G1XyzzRaw to_raw(const curve::Xyzz<curve::G1Curve>& p);
-// Σ_w 2^(c·w)·sums[w] by Horner's rule (W·c doublings on the CPU): the last step of the MSM.
-curve::Xyzz<curve::G1Curve> combine_windows(std::span<const G1XyzzRaw> sums, unsigned c);
 
 curve::G2Jacobian to_jacobian(const G2XyzzRaw& p);
 

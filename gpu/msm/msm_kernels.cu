@@ -20,6 +20,12 @@ __global__ void digits_kernel(DigitPlan plan, const std::uint32_t* scalars, std:
   if (i < n) make_digits(plan, scalars + 8 * i, static_cast<std::uint32_t>(i), n, stride, keys, vals);
 }
 
+template <class Bucket>
+__global__ void __launch_bounds__(256) clear_kernel(Bucket* buckets, std::size_t count) {
+  const std::size_t b = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (b < count) clear_bucket(buckets, b);
+}
+
 // MinBlocks caps the registers at 65536 / (kThreads · MinBlocks): 2 → 228 (no cap in effect),
 // 3 → 168 (the default; 12 warps per SM), 4 → 128 (spills; 6 % slower on the H200). Only 3 is
 // built unless PROOFLAB_GPU_MSM_CAP_VARIANTS is on (the benchmark's msm_variant rows; the two
@@ -79,6 +85,18 @@ void digits(const DigitPlan& plan, const std::uint32_t* scalars, std::size_t n, 
   digits_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(plan, scalars, n, stride, keys,
                                                                            vals);
   check_launch("msm digits_kernel");
+}
+
+void clear_buckets(Xyzz32* buckets, std::size_t count, cudaStream_t stream) {
+  clear_kernel<<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream>>>(buckets, count);
+  check_launch("msm clear_kernel");
+}
+
+// The G2 buckets' clear is here too: it is one store per bucket, no point arithmetic to keep
+// apart (msm_g2_kernels.cu).
+void clear_buckets(G2Xyzz32* buckets, std::size_t count, cudaStream_t stream) {
+  clear_kernel<<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream>>>(buckets, count);
+  check_launch("msm clear_kernel (G2)");
 }
 
 std::size_t sort_temp_bytes(std::size_t entries, int end_bit) {

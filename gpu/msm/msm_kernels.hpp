@@ -23,6 +23,10 @@ int sort_pairs(std::uint32_t* keys0, std::uint32_t* keys1, std::uint32_t* vals0,
                std::size_t entries, int end_bit, void* temp, std::size_t temp_bytes,
                cudaStream_t stream);
 
+// Phase 0: buckets [0, count) at infinity (pippenger.cuh clear_bucket).
+void clear_buckets(Xyzz32* buckets, std::size_t count, cudaStream_t stream);
+void clear_buckets(G2Xyzz32* buckets, std::size_t count, cudaStream_t stream);
+
 // min_blocks: resident 128-thread blocks per SM the compiler must allow (G1: 3, and 2 or 4
 // where accumulate_min_blocks_built says so; G2, whose bucket alone is 96 registers: 2).
 void accumulate(const ChunkArgs<Xyzz32>& args, std::size_t chunks, unsigned min_blocks, cudaStream_t stream);

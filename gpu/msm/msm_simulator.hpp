@@ -36,7 +36,10 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
   MsmOptions po = opts;
   po.window_bits = p.digits.c;
   std::vector<Bucket> buckets(p.bucket_count());
-  std::memset(buckets.data(), 0, buckets.size() * sizeof(Bucket));  // as cudaMemsetAsync does
+  // Garbage, as device scratch is, until phase 0 clears the ZZ of each: a bucket no run
+  // reaches must read as infinity from that alone.
+  std::memset(buckets.data(), 0xa5, buckets.size() * sizeof(Bucket));
+  for (std::size_t b = 0; b < buckets.size(); ++b) clear_bucket(buckets.data(), b);
   // Phases 1-4 per piece of a host-scalar call (run_pippenger), one piece otherwise.
   const auto pieces = plan_scalar_pieces(n, opts.scalar_pieces, opts.sort_ahead);
   for (std::size_t k = 0; k < pieces.size(); ++k) {
@@ -73,7 +76,7 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
     std::memcpy(&sums[w], &acc, sizeof acc);
   }
   if (folded) return xyzz_from_raw<Curve>(sums[0]).to_jacobian();
-  return combine_window_sums<Curve>(std::span<const Raw>(sums), p.digits.c).to_jacobian();
+  return combine_window_sums<Curve>(std::span<const Raw>(sums), p.digits).to_jacobian();
 }
 
 // The batch addition as sum_selected_on_device runs it: counts, inclusive sums, equal shares

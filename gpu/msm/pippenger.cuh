@@ -2,8 +2,12 @@
 // (msm_kernels.cu) and the host simulator (msm_simulator.hpp), which runs the very same code
 // thread by thread so the decomposition is tested without a GPU.
 //
-//  1. digits:      scalar i → W signed c-bit digits d_w in [−2^(c−1)+1, 2^(c−1)];
-//                  entry (key = w·B + |d_w| − 1, value = i | sign << 31), B = 2^(c−1);
+//  0. clear:       every bucket's ZZ = 0 (infinity), once per call (with sort_ahead beside
+//                  the first piece's sort): only the 48 bytes of a 192-byte G1 bucket that
+//                  is_infinity reads, not a memset of all of them.
+//  1. digits:      scalar i → W signed digits d_w in [−2^(c_w−1)+1, 2^(c_w−1)], c_w = c or
+//                  c − 1 bits (DigitPlan); entry (key = w·B + |d_w| − 1, value = i | sign << 31),
+//                  B = 2^(c−1);
 //                  a zero digit gets the sentinel key W·B, which sorts last. (Fixed-base
 //                  mode: key |d_w| − 1, value w·n + i; see DigitPlan.)
 //  2. sort:        entries by key (CUB radix sort on the device, std::stable_sort here):
@@ -21,10 +25,11 @@
 //                  real tails have scalars that repeat) is walked a group at a time, over sums
 //                  of the groups' heads made first by one thread per group (4a).
 //  5. reduce:      bucket magnitudes [lo, lo + L) of window w per thread:
-//                  Σ m·S_m = Σ (m − lo + 1)·S_m + (lo − 1)·Σ S_m, by running sums; the top
-//                  window's few reachable buckets only (RunPlan::last_set_buckets).
-//  6. window sums: one block per window adds its segments (sum_points); the host combines
-//                  the W window sums by Horner's rule (c doublings per window).
+//                  Σ m·S_m = Σ (m − lo + 1)·S_m + (lo − 1)·Σ S_m, by running sums; a
+//                  narrow window's reachable half of its buckets only (DigitPlan::reach).
+//  6. window sums: each window's segments added in rounds of kSumPerBlock per block
+//                  (sum_points, pippenger_run.hpp sum_on_device); the host combines
+//                  the W window sums by Horner's rule (width(w) doublings per window).
 // Phases 3-6 are templates on the bucket type (XyzzPoint<F>: Xyzz32 for G1, G2Xyzz32 for
 // G2); phases 1-2 see only scalars and serve both.
 #pragma once
@@ -48,21 +53,43 @@ constexpr unsigned kThreads = 128;  // per block, every MSM kernel's (the plan's
 // MSM over the table: every window's digits share one set of B buckets, an entry's value names
 // the table point w·n + i, and one reduction gives the sum (no Horner step). The additions stay
 // n·W; the reduction shrinks W-fold, which lets c grow (fewer windows) for the same work.
+// Plain mode: the W = ceil(256 / c) windows share the 256 bits as evenly as they can, the
+// `wide` low ones c bits each and the rest c − 1 (c = ceil(256 / W); all c where W divides
+// 256): at c = 20, 9 × 20 + 4 × 19 bits, 5.77 M buckets to reduce where 12 windows of 20 and a
+// top window of 16 reached 6.36 M (the top window's reach past its 2^15 buckets unused). The
+// windows cover exactly bits [0, 256) and s < 2^255, so the top window's value plus the carry
+// is at most its half range: it never borrows. Fixed-base mode: W windows of c bits each (the
+// table's multiples are 2^(c·w)), the top one holding what is left of the 256.
 struct DigitPlan {
-  std::uint32_t c = 0;        // window bits
-  std::uint32_t windows = 0;  // W = ceil(256 / c): W·c ≥ 256 absorbs the last carry (s < 2^255)
-  std::uint32_t buckets = 0;  // B = 2^(c−1) per bucket set
+  std::uint32_t c = 0;        // the widest window's bits
+  std::uint32_t windows = 0;  // W
+  std::uint32_t wide = 0;     // windows of c bits, the low ones; the rest have c − 1
+  std::uint32_t buckets = 0;  // B = 2^(c−1) per bucket set (a narrow window's set uses B / 2)
   bool folded = false;        // fixed-base mode: one bucket set for all windows
   PROOFLAB_HDI std::uint32_t bucket_sets() const { return folded ? 1u : windows; }
   PROOFLAB_HDI std::uint32_t sentinel() const { return bucket_sets() * buckets; }
+  PROOFLAB_HDI std::uint32_t width(std::uint32_t w) const { return w < wide ? c : c - 1; }
+  // The first bit of window w: the windows below it, wide ones first.
+  PROOFLAB_HDI std::uint32_t position(std::uint32_t w) const { return w * (c - 1) + (w < wide ? w : wide); }
+  // Buckets set s's digits can reach: B, or B / 2 for a narrow window's.
+  PROOFLAB_HDI std::uint32_t reach(std::uint32_t s) const { return folded || s < wide ? buckets : buckets / 2; }
 };
 
+// c: the widest window the caller allows (MsmOptions::window_bits); the plan's own c may be less
+// in the plain mode (c = 21 gives W = 13 windows, of at most 20 bits). folded: the table's c.
 PROOFLAB_HDI DigitPlan make_digit_plan(std::uint32_t c, bool folded = false) {
   DigitPlan p;
-  p.c = c;
   p.windows = (256 + c - 1) / c;
-  p.buckets = 1u << (c - 1);
   p.folded = folded;
+  if (folded) {
+    p.c = c;
+    p.wide = p.windows;
+  } else {
+    const std::uint32_t base = 256 / p.windows, extra = 256 % p.windows;
+    p.c = extra ? base + 1 : base;
+    p.wide = extra ? extra : p.windows;
+  }
+  p.buckets = 1u << (p.c - 1);
   return p;
 }
 
@@ -75,7 +102,8 @@ PROOFLAB_HDI std::uint32_t scalar_bits(const std::uint32_t* s, std::uint32_t pos
   return static_cast<std::uint32_t>(w >> shift) & ((1u << c) - 1);
 }
 
-// Phase 1 for scalar i of n: writes entry (w, i) at keys[w·n + i] / vals[w·n + i]; the value
+// Phase 1 for scalar i of n: writes entry (w, i) at keys[w·n + i] / vals[w·n + i], window w
+// being bits [position(w), position(w) + width(w)) of the scalar; the value
 // is i, or in fixed-base mode the table index w·stride + i (stride: the table's points; a piece
 // of the scalars passes the table from its first point on and the table's n as the stride).
 PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar, std::uint32_t i,
@@ -83,11 +111,11 @@ PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar
   std::uint32_t s[8];
   PROOFLAB_UNROLL for (int j = 0; j < 8; ++j) s[j] = scalar[j];
   std::uint32_t carry = 0;
-  const std::uint32_t half = plan.buckets, full = 2 * plan.buckets;
   for (std::uint32_t w = 0; w < plan.windows; ++w) {
-    const std::uint32_t raw = scalar_bits(s, w * plan.c, plan.c) + carry;  // ≤ 2^c
+    const std::uint32_t bits = plan.width(w), half = 1u << (bits - 1), full = 2 * half;
+    const std::uint32_t raw = scalar_bits(s, plan.position(w), bits) + carry;  // ≤ 2^bits
     std::uint32_t mag, neg;
-    if (raw > half) {  // digit raw − 2^c < 0, borrow from the next window
+    if (raw > half) {  // digit raw − 2^bits < 0, borrow from the next window
       mag = full - raw;
       neg = kNegBit;
       carry = 1;
@@ -107,6 +135,13 @@ PROOFLAB_HDI void make_digits(const DigitPlan& plan, const std::uint32_t* scalar
 // L / kFixupGroup + 2·kFixupGroup steps instead of L; groups cost one check each where no
 // run covers them (random scalars: runs of ~2^24 / 2^19 = 32 entries, chunks of ~800).
 constexpr std::uint32_t kFixupGroup = 32;
+
+// Phase 0 for bucket b: at infinity. ZZ = 0 is all that XYZZ's is_infinity reads (here and in
+// core's points), and a run's end writes its bucket whole.
+template <class Bucket>
+PROOFLAB_HDI void clear_bucket(Bucket* buckets, std::size_t b) {
+  buckets[b].zz = Bucket::Field::zero();
+}
 
 template <class Bucket>
 struct ChunkArgs {
@@ -230,17 +265,17 @@ struct ReduceArgs {
   std::uint32_t segment;   // L
   std::uint32_t segments;  // S = ceil(B / L) per window (the last segment of a window may be short)
   std::uint32_t sets;      // bucket sets (windows, or 1 in the fixed-base mode)
-  std::uint32_t last_set_buckets;  // buckets the last set's digits can reach (≤ B; RunPlan)
+  DigitPlan digits;        // each set's reach (B, or B / 2 for a narrow window's)
   Bucket* out;             // W·S
 };
 
-// Phase 5 for thread g = w·S + j: Σ_m m·bucket_m over magnitudes m in the segment. The last
-// set's segments past its reachable buckets write infinity (their buckets stay at infinity).
+// Phase 5 for thread g = w·S + j: Σ_m m·bucket_m over magnitudes m in the segment. A narrow
+// window's segments past its reach write infinity (no digit reaches its buckets there).
 template <class Bucket>
 PROOFLAB_HDI void reduce_segment(const ReduceArgs<Bucket>& a, std::size_t g) {
   const std::size_t w = g / a.segments, j = g % a.segments;
   const std::uint32_t lo = static_cast<std::uint32_t>(j) * a.segment;  // bucket index lo ↔ m = lo + 1
-  const std::uint32_t limit = w + 1 == a.sets ? a.last_set_buckets : a.buckets_per_window;
+  const std::uint32_t limit = a.digits.reach(static_cast<std::uint32_t>(w));
   Bucket running = Bucket::infinity(), acc = Bucket::infinity();
   if (lo >= limit) {
     a.out[g] = acc;

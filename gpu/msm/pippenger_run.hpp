@@ -219,14 +219,13 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
     sort_piece(1, side->stream, false);
     side->record_sorted(1);
   }
-  // The buckets at infinity (ZZ = 0) on this stream, after the side stream's start: with
-  // sort_ahead the memset (1.3 GB at 2^24, ~0.4 ms) runs beside piece 0's copy, digits and sort.
+  // The buckets at infinity on this stream, after the side stream's start: with sort_ahead
+  // the clear (phase 0) runs beside piece 0's copy, digits and sort.
   buckets = scratch<Bucket>(alloc, p.bucket_count(), stream, stage);
   heads = scratch<Bucket>(alloc, most.chunks, stream, stage);
   tails = scratch<Bucket>(alloc, most.chunks, stream, stage);
   groups = scratch<Bucket>(alloc, most.fixup_groups(), stream, stage);
-  check_cuda(cudaMemsetAsync(buckets.get(), 0, p.bucket_count() * sizeof(Bucket), stream),
-             "cudaMemsetAsync(msm buckets)");
+  kernels::clear_buckets(buckets.get(), p.bucket_count(), stream);
   for (std::size_t k = 0; k < sc.pieces.size(); ++k) {
     const ScalarPiece& piece = sc.pieces[k];
     const RunPlan& q = plans[k];
@@ -278,7 +277,7 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize(msm)");
   const auto t_host = std::chrono::steady_clock::now();
   const Raw result =
-      folded ? host[0] : xyzz_to_raw<Raw>(combine_window_sums<Curve>(std::span<const Raw>(host), p.digits.c));
+      folded ? host[0] : xyzz_to_raw<Raw>(combine_window_sums<Curve>(std::span<const Raw>(host), p.digits));
   if (shape) {
     std::fill(std::begin(shape->phase_ms), std::end(shape->phase_ms), 0.0);
     clock.read(shape->phase_ms);
@@ -286,8 +285,11 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_host).count();
     shape->window_bits = p.digits.c;
     shape->windows = p.digits.windows;
+    shape->wide_windows = p.digits.wide;
     shape->buckets = p.digits.buckets;
     shape->bucket_sets = p.digits.bucket_sets();
+    shape->reduced_buckets = 0;
+    for (std::uint32_t s = 0; s < p.digits.bucket_sets(); ++s) shape->reduced_buckets += p.digits.reach(s);
     shape->entries = p.entries;
     shape->chunks = chunks;
     shape->pieces = static_cast<unsigned>(sc.pieces.size());

@@ -40,24 +40,31 @@ std::size_t chunk_for(std::size_t entries) {
   return std::max(kMinChunk, (entries + kTargetChunks - 1) / kTargetChunks);
 }
 
+// The window count W = ceil(256 / c) the cost model finds cheapest, as the plan's c. The model
+// prices W uniform windows of c bits, as its costs were fitted and measured (c = 20 at 2^24, 16
+// at 2^20 and 2^22); the plain mode then shares the 256 bits evenly over those W windows
+// (DigitPlan). Priced balanced, its top window no longer crowds (c − 1 bits where c = 19 left
+// 8), which would move 2^22 to c = 19 and 2^16 to 13 on the model alone: the bench's
+// msm_variant rows at 2^22 measure c = 19 first.
 unsigned cheapest_window_bits(std::size_t n, bool folded, unsigned max_bits) {
   unsigned best = kMinWindowBits;
   double best_cost = std::numeric_limits<double>::infinity();
   for (unsigned c = kMinWindowBits; c <= max_bits; ++c) {
-    const auto p = make_digit_plan(c, folded);
+    const std::size_t windows = (256 + c - 1) / c, sets = folded ? 1 : windows;
     // The top window holds bits [c·(W−1), 255): with few of them its digits crowd into a few
     // buckets, whose runs span many chunks and are finished by one fix-up thread each.
-    const int top_bits = std::max(1, 255 - static_cast<int>(c * (p.windows - 1)));
+    const int top_bits = std::max(1, 255 - static_cast<int>(c * (windows - 1)));
     const double top_bucket = static_cast<double>(n) / std::ldexp(1.0, top_bits - 1);
-    const double walk = top_bucket / static_cast<double>(chunk_for(n * p.windows));
-    const double cost = static_cast<double>(n) * p.windows +
-                        (folded ? kFoldedBucketCost : kBucketCost) * p.bucket_sets() * p.buckets + kFixupStepCost * walk;
+    const double walk = top_bucket / static_cast<double>(chunk_for(n * windows));
+    const double cost = static_cast<double>(n) * windows +
+                        (folded ? kFoldedBucketCost : kBucketCost) * sets * std::ldexp(1.0, c - 1) +
+                        kFixupStepCost * walk;
     if (cost < best_cost) {
       best_cost = cost;
       best = c;
     }
   }
-  return best;
+  return make_digit_plan(best, folded).c;
 }
 
 // Points the window sums take: each set's segments summed in rounds of kSumPerBlock
@@ -150,11 +157,6 @@ RunPlan make_run_plan(std::size_t n, const MsmOptions& opts, unsigned default_mi
   if (opts.min_segment && !std::has_single_bit(opts.min_segment))
     throw std::invalid_argument("gpu msm: min_segment " + std::to_string(opts.min_segment) +
                                 " is not a power of two");
-  r.last_set_buckets = r.digits.buckets;
-  if (!folded) {  // the top window: bits [c·(W−1), 256) plus the carry, a magnitude ≤ 2^top
-    const unsigned top = 256 - c * (r.digits.windows - 1);
-    if (top < c - 1) r.last_set_buckets = 1u << top;
-  }
   if (opts.reduce_wave == kReduceWaveOff) {
     const std::size_t least = opts.min_segment ? opts.min_segment : kMinSegment;
     r.segment = static_cast<std::uint32_t>(

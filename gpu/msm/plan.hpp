@@ -2,6 +2,7 @@
 // segments, and the scratch they take. Shared by Msm::run, scratch_bytes and the simulator.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -19,17 +20,14 @@ struct RunPlan {
   std::size_t chunks = 0;    // ceil(entries / K)
   std::uint32_t segment = 0;   // L buckets per reduction thread
   std::uint32_t segments = 0;  // S = ceil(B / L) per window
-  // Buckets the last bucket set's digits can reach: B, or in the plain mode's top window
-  // (bits [c·(W−1), 256) plus the carry) 2^(256 − c·(W−1)) where that is less (c = 20: 2^16 of
-  // 2^19); the reduction skips the rest.
-  std::uint32_t last_set_buckets = 0;
   int end_bit = 0;           // key bits the sort looks at (the sentinel W·B included)
   unsigned accumulate_min_blocks = 0;
 
   std::size_t reduce_threads() const { return std::size_t{digits.bucket_sets()} * segments; }
-  // Reduction threads with buckets to add (the last set's past last_set_buckets have none).
+  // Reduction threads with buckets to add (a narrow window's past its reach have none).
   std::size_t active_reduce_threads() const {
-    return std::size_t{digits.bucket_sets() - 1} * segments + (last_set_buckets + segment - 1) / segment;
+    const std::size_t wide = std::min(digits.wide, digits.bucket_sets());
+    return wide * segments + (digits.bucket_sets() - wide) * ((digits.buckets / 2 + segment - 1) / segment);
   }
   std::size_t fixup_groups() const { return (chunks + kFixupGroup - 1) / kFixupGroup; }
   std::size_t bucket_count() const { return std::size_t{digits.bucket_sets()} * digits.buckets; }
@@ -70,7 +68,7 @@ ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const 
 // The reduction's arguments for this plan over `buckets` into `out` (reduce_threads() points).
 template <class Bucket>
 ReduceArgs<Bucket> reduce_args(const RunPlan& p, const Bucket* buckets, Bucket* out) {
-  return {buckets, p.digits.buckets, p.segment, p.segments, p.digits.bucket_sets(), p.last_set_buckets, out};
+  return {buckets, p.digits.buckets, p.segment, p.segments, p.digits.bucket_sets(), p.digits, out};
 }
 
 // Points [first, first + len) of the scalars: one piece of a host-scalar call.

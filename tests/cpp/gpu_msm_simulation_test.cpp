@@ -5,6 +5,7 @@
 #include <bit>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -45,6 +46,87 @@ TEST(GpuMsmSimulation, PlanShapes) {
   EXPECT_THROW(gpu::msm::make_run_plan(8, {.min_segment = 12}), std::invalid_argument);
 }
 
+// The plain mode's window widths for a widest window of at most `c` bits, worked out here: the
+// fewest windows of at most c bits that cover 256, W = ceil(256 / c), sharing the bits as evenly
+// as they can, the wider ones first (9 × 20 + 4 × 19 for c = 20 and for 21).
+std::vector<std::uint32_t> balanced_widths(std::uint32_t c) {
+  const std::uint32_t windows = (256 + c - 1) / c;
+  std::vector<std::uint32_t> widths(windows, 256 / windows);
+  for (std::uint32_t w = 0; w < 256 % windows; ++w) ++widths[w];
+  return widths;
+}
+
+// The buckets bucket set s's digits reach: the plain mode's 2^(width − 1) (a digit's magnitude
+// is at most half its window's range), the fixed-base mode's one set all B.
+std::uint32_t set_reach(const gpu::msm::RunPlan& p, std::uint32_t s) {
+  return p.digits.folded ? p.digits.buckets : 1u << (balanced_widths(p.digits.c)[s] - 1);
+}
+
+// Σ_w d_w·2^position(w) as a 320-bit two's-complement number (five 64-bit limbs), the digits
+// read back from make_digits' entries for one scalar (n = 1: entry w is window w's).
+std::array<std::uint64_t, 5> digits_value(const gpu::msm::DigitPlan& plan, const Scalar& s) {
+  std::vector<std::uint32_t> keys(plan.windows), vals(plan.windows);
+  gpu::msm::make_digits(plan, reinterpret_cast<const std::uint32_t*>(&s), 0, 1, 1, keys.data(), vals.data());
+  std::array<std::uint64_t, 5> acc{};
+  for (std::uint32_t w = 0; w < plan.windows; ++w) {
+    if (keys[w] == plan.sentinel()) continue;
+    const std::uint64_t mag = keys[w] - w * plan.buckets + 1;
+    EXPECT_LE(mag, plan.reach(w)) << "window " << w;
+    const bool neg = (vals[w] & gpu::msm::kNegBit) != 0;
+    // ±mag << position(w), limb by limb, carried or borrowed through the top limb.
+    std::array<std::uint64_t, 5> term{};
+    const std::uint32_t pos = plan.position(w), limb = pos / 64, shift = pos % 64;
+    term[limb] = mag << shift;
+    if (shift && limb + 1 < 5) term[limb + 1] = mag >> (64 - shift);
+    unsigned __int128 carry = 0;
+    for (int j = 0; j < 5; ++j) {
+      const unsigned __int128 t = neg ? (unsigned __int128){acc[j]} - term[j] - carry
+                                      : (unsigned __int128){acc[j]} + term[j] + carry;
+      acc[j] = static_cast<std::uint64_t>(t);
+      carry = neg ? ((t >> 64) ? 1 : 0) : (t >> 64);
+    }
+  }
+  return acc;
+}
+
+// The plain mode's windows share the 256 bits evenly (balanced_widths), each at the position
+// the windows below it end; every digit is within its window's reach (the top window's
+// included: it never borrows, as s < 2^255), and the signed digits give the scalar back, for
+// 2^255 − 1 (every digit borrows), r − 1, 0, 1 and random scalars, at every width 2..24. The
+// fixed-base mode keeps W windows of c bits.
+TEST(GpuMsmSimulation, BalancedWindowsGiveTheScalarBack) {
+  auto rng = test::test_rng();
+  std::vector<Scalar> scalars = {r_minus_1(), small(0), small(1),
+                                 Scalar{~0ull, ~0ull, ~0ull, ~0ull >> 1}};
+  for (int k = 0; k < 20; ++k) scalars.push_back(random_scalar(rng));
+  for (std::uint32_t c = gpu::msm::kMinWindowBits; c <= gpu::msm::kMaxWindowBits; ++c) {
+    const auto plan = gpu::msm::make_digit_plan(c);
+    const auto widths = balanced_widths(c);
+    ASSERT_EQ(plan.windows, widths.size()) << c;
+    EXPECT_EQ(plan.c, widths[0]) << c;
+    EXPECT_LE(plan.c, c);
+    std::uint32_t pos = 0;
+    for (std::uint32_t w = 0; w < plan.windows; ++w) {
+      EXPECT_EQ(plan.width(w), widths[w]) << "c " << c << " window " << w;
+      EXPECT_EQ(plan.position(w), pos) << "c " << c << " window " << w;
+      EXPECT_EQ(plan.reach(w), 1u << (widths[w] - 1)) << "c " << c << " window " << w;
+      pos += widths[w];
+    }
+    EXPECT_EQ(pos, 256u) << c;
+    EXPECT_EQ(gpu::msm::make_digit_plan(plan.c).windows, plan.windows) << "a piece's replan, c " << c;
+    for (const Scalar& s : scalars) {
+      const auto got = digits_value(plan, s);
+      EXPECT_EQ(got, (std::array<std::uint64_t, 5>{s[0], s[1], s[2], s[3], 0})) << "c " << c;
+    }
+    const auto folded = gpu::msm::make_digit_plan(c, true);
+    EXPECT_EQ(folded.c, c);
+    EXPECT_EQ(folded.windows, (256 + c - 1) / c);
+    for (std::uint32_t w = 0; w < folded.windows; ++w) EXPECT_EQ(folded.position(w), w * c) << c;
+  }
+  EXPECT_EQ(gpu::msm::make_digit_plan(21).c, 20u);  // W = 13 either way
+  EXPECT_EQ(gpu::msm::make_digit_plan(20).wide, 9u);
+}
+
 // Segments of 1..64 buckets (each segment's (lo − 1)·R term from lo = 0 up) give core's sum.
 TEST(GpuMsmSimulation, ReductionSegmentsOfAnyLength) {
   auto rng = test::test_rng();
@@ -70,7 +152,8 @@ std::uint32_t scanned_segment(const gpu::msm::RunPlan& p, std::uint32_t least, s
   std::uint32_t best = 0;
   double best_cost = std::numeric_limits<double>::infinity();
   for (std::uint32_t l = std::min(least, b); l <= b; ++l) {
-    const std::size_t threads = std::size_t{sets - 1} * ((b + l - 1) / l) + (p.last_set_buckets + l - 1) / l;
+    std::size_t threads = 0;  // those with buckets to add
+    for (std::uint32_t set = 0; set < sets; ++set) threads += (set_reach(p, set) + l - 1) / l;
     const double cost = double((threads + wave - 1) / wave) * (2.0 * l + 1.65 * (int(p.digits.c) - 2));
     if (cost <= best_cost) {  // a tie at a longer segment: fewer waves
       best = l;
@@ -80,28 +163,27 @@ std::uint32_t scanned_segment(const gpu::msm::RunPlan& p, std::uint32_t least, s
   return best;
 }
 
-// At 2^24 (c = 20: 12 windows of 2^19 buckets and a top window that reaches 2^16) one wave of
-// 33,792 threads at L = 189 (33,647 working) beats two at 95 and the power-of-two 128
-// (49,664: 1.47 waves); the fixed-base mode's one set of 2^21 (c = 22) takes one wave at 63;
-// 2^22 and 2^16 (c = 16) one wave at the least segment, 16.
+// At 2^24 (c = 20: 9 windows of 2^19 buckets and 4 narrow ones that reach 2^18) one wave of
+// 33,792 threads at L = 171 (33,739 working) beats two at 86 and the power-of-two 128 (45,056:
+// 1.33 waves); the fixed-base mode's one set of 2^21 (c = 22) takes one wave at 63; 2^22 and
+// 2^16 (c = 16) one wave at the least segment, 16.
 TEST(GpuMsmSimulation, ReductionSegmentsMinimiseWavesTimesChain) {
   using gpu::msm::kDefaultReduceWave;
   const auto pow2 = gpu::msm::make_run_plan(1u << 24, {.reduce_wave = gpu::msm::kReduceWaveOff});
   EXPECT_EQ(pow2.segment, 128u);
-  EXPECT_EQ(pow2.last_set_buckets, 1u << 16);
-  EXPECT_EQ(pow2.active_reduce_threads(), 12u * 4096 + 512);
+  EXPECT_EQ(pow2.active_reduce_threads(), 9u * 4096 + 4u * 2048);
   const auto p = gpu::msm::make_run_plan(1u << 24, {});
   EXPECT_EQ(p.segment, scanned_segment(p, 16, kDefaultReduceWave));
-  EXPECT_EQ(p.segment, 189u);
-  EXPECT_EQ(p.segments, (p.digits.buckets + 188) / 189);
-  EXPECT_EQ(p.active_reduce_threads(), 12u * 2775 + 347);
+  EXPECT_EQ(p.segment, 171u);
+  EXPECT_EQ(p.segments, (p.digits.buckets + 170) / 171);
+  EXPECT_EQ(p.active_reduce_threads(), 9u * 3067 + 4u * 1534);
   EXPECT_LE(p.active_reduce_threads(), kDefaultReduceWave);
-  // A wave twice the kernel's (the bench's row for session 23's plan): two waves of 95.
+  // A wave twice the kernel's (the bench's row for session 23's plan): two waves of 86.
   const auto two = gpu::msm::make_run_plan(1u << 24, {.reduce_wave = 2 * kDefaultReduceWave});
-  EXPECT_EQ(two.segment, 95u);
+  EXPECT_EQ(two.segment, 86u);
   EXPECT_EQ(two.segment, scanned_segment(two, 16, 2 * kDefaultReduceWave));
   const auto folded = gpu::msm::make_run_plan(1u << 24, {.window_bits = 22}, 3, true);
-  EXPECT_EQ(folded.last_set_buckets, folded.digits.buckets);
+  EXPECT_EQ(folded.digits.reach(0), folded.digits.buckets);
   EXPECT_EQ(folded.segment, 63u);
   EXPECT_EQ(folded.segment, scanned_segment(folded, 16, kDefaultReduceWave));
   for (unsigned log_n : {16u, 22u}) {
@@ -139,9 +221,9 @@ TEST(GpuMsmSimulation, AccumulationChunksFillWholeWaves) {
 }
 
 // Short waves force segments of other lengths (not powers of two, the last of a window short)
-// over windows whose top one reaches few buckets (c = 6: 16 of 32; 10: 64 of 512; 13: 512 of
-// 4096), with r − 1 and r − 2 (its low 32 bits set: carries up into the top window): the
-// segment is the scan's (scanned_segment, from 1 up), and each sum is core's.
+// over narrow windows that reach half the buckets (c = 6: 41 × 6 + 2 × 5 bits; 10: 22 × 10 +
+// 4 × 9; 13: 16 × 13 + 4 × 12), with r − 1 and r − 2 (its low 32 bits set: carries up into the
+// top window): the segment is the scan's (scanned_segment, from 1 up), and each sum is core's.
 TEST(GpuMsmSimulation, ShortenedSegmentsAndTheTopWindowGiveCoresSum) {
   auto rng = test::test_rng();
   const std::size_t n = 200;
@@ -158,8 +240,7 @@ TEST(GpuMsmSimulation, ShortenedSegmentsAndTheTopWindowGiveCoresSum) {
   for (const Case k : {Case{6, 5}, Case{10, 150}, Case{10, 300}, Case{13, 1000}, Case{13, 2000}}) {
     const gpu::msm::MsmOptions opts{.window_bits = k.c, .min_segment = 1, .reduce_wave = k.wave};
     const auto p = gpu::msm::make_run_plan(n, opts);
-    const unsigned windows = (256 + k.c - 1) / k.c, top = 256 - k.c * (windows - 1);
-    EXPECT_EQ(p.last_set_buckets, 1u << top) << "c " << k.c;
+    for (std::uint32_t w = 0; w < p.digits.windows; ++w) EXPECT_EQ(p.digits.reach(w), set_reach(p, w)) << k.c;
     EXPECT_EQ(p.segment, scanned_segment(p, 1, k.wave)) << "c " << k.c << " wave " << k.wave;
     segments.insert(p.segment);
     EXPECT_EQ(gpu::msm::simulate_msm(bases, scalars, opts).to_affine(), expected)
