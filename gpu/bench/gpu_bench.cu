@@ -587,9 +587,12 @@ int main(int argc, char** argv) {
             else
               std::printf("msm_variant acc_blocks%u: skipped, not in this build "
                           "(-DPROOFLAB_GPU_MSM_CAP_VARIANTS=ON builds it)\n", blocks);
-          for (unsigned c : {16u, 19u})
-            if (c != msm::plan_window_bits(std::size_t{1} << 22))
-              msm_case("msm_variant", 22, msm::MsmOptions{c, 0, 0}, false);
+          // Balanced windows (DigitPlan) take the crowding out of c = 18 and 19's top windows:
+          // the widths the cost model would pick were it priced balanced.
+          for (unsigned log_n : {20u, 22u})
+            for (unsigned c : {16u, 18u, 19u})
+              if (c != msm::plan_window_bits(std::size_t{1} << log_n))
+                msm_case("msm_variant", log_n, msm::MsmOptions{c, 0, 0}, false);
           // Session 23's three changes (results/2026-12-07-msm-reduce-waves) one at a time and
           // all off (the plan before them), sort_ahead over the equal pieces (3 asked for), and
           // its side stream at the highest priority.
