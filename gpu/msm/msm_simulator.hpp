@@ -66,7 +66,9 @@ curve::Jacobian<Curve> simulate_pippenger(std::span<const curve::Affine<Curve>> 
     for (std::size_t g = 0; g < q.fixup_groups(); ++g) group_heads(ca, g);
     for (std::size_t t = 0; t < q.chunks; ++t) fixup_chunk(ca, t);
   }
-  std::vector<Bucket> segs(p.reduce_threads());
+  // Garbage too: the reduction writes every segment sum, a narrow window's past its reach too.
+  std::vector<Bucket> segs(p.segment_sums());
+  std::memset(segs.data(), 0xa5, segs.size() * sizeof(Bucket));
   const ReduceArgs<Bucket> ra = reduce_args(p, buckets.data(), segs.data());
   for (std::size_t g = 0; g < p.reduce_threads(); ++g) reduce_segment(ra, g);
   std::vector<Raw> sums(p.digits.bucket_sets());

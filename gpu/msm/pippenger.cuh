@@ -262,25 +262,35 @@ template <class Bucket>
 struct ReduceArgs {
   const Bucket* buckets;  // W·B
   std::uint32_t buckets_per_window;
-  std::uint32_t segment;   // L
-  std::uint32_t segments;  // S = ceil(B / L) per window (the last segment of a window may be short)
-  std::uint32_t sets;      // bucket sets (windows, or 1 in the fixed-base mode)
-  DigitPlan digits;        // each set's reach (B, or B / 2 for a narrow window's)
-  Bucket* out;             // W·S
+  std::uint32_t segment;          // L
+  std::uint32_t segments;         // S = ceil(B / L) per set: the output's stride
+  std::uint32_t narrow_segments;  // ceil(B / 2 / L): a narrow window's segments with buckets
+  DigitPlan digits;               // which sets are narrow (DigitPlan::reach)
+  Bucket* out;                    // W·S
 };
 
-// Phase 5 for thread g = w·S + j: Σ_m m·bucket_m over magnitudes m in the segment. A narrow
-// window's segments past its reach write infinity (no digit reaches its buckets there).
+// Phase 5 for thread g: Σ_m m·bucket_m over the magnitudes m of one segment. The threads are
+// the segments with buckets to add, the wide sets' S each and then the narrow sets'
+// narrow_segments each, contiguous: with gaps for a narrow set's empty segments, blocks
+// straddling the sets took 268 of a wave's 264 at 2^24, and the four left over a second
+// chain (reduce 12.98 ms against 8.58; results/2026-12-07-msm-reduce-waves call 6). A narrow
+// set's thread j also writes its set's empty segment sum narrow_segments + j (S ≤ 2·that).
 template <class Bucket>
 PROOFLAB_HDI void reduce_segment(const ReduceArgs<Bucket>& a, std::size_t g) {
-  const std::size_t w = g / a.segments, j = g % a.segments;
+  const std::size_t wide = a.digits.wide < a.digits.bucket_sets() ? a.digits.wide : a.digits.bucket_sets();
+  const std::size_t wide_threads = wide * a.segments;
+  std::size_t w, j;
+  if (g < wide_threads) {
+    w = g / a.segments;
+    j = g % a.segments;
+  } else {
+    w = wide + (g - wide_threads) / a.narrow_segments;
+    j = (g - wide_threads) % a.narrow_segments;
+    if (a.narrow_segments + j < a.segments) a.out[w * a.segments + a.narrow_segments + j] = Bucket::infinity();
+  }
   const std::uint32_t lo = static_cast<std::uint32_t>(j) * a.segment;  // bucket index lo ↔ m = lo + 1
   const std::uint32_t limit = a.digits.reach(static_cast<std::uint32_t>(w));
   Bucket running = Bucket::infinity(), acc = Bucket::infinity();
-  if (lo >= limit) {
-    a.out[g] = acc;
-    return;
-  }
   const Bucket* b = a.buckets + w * a.buckets_per_window;
   const std::uint32_t len = limit - lo < a.segment ? limit - lo : a.segment;
   for (std::uint32_t k = len; k-- > 0;) {
@@ -288,7 +298,7 @@ PROOFLAB_HDI void reduce_segment(const ReduceArgs<Bucket>& a, std::size_t g) {
     acc.add(running);
   }
   if (lo > 0) acc.add(running.times(lo));
-  a.out[g] = acc;
+  a.out[w * a.segments + j] = acc;
 }
 
 // The batch addition (Σ of the bases whose bit is set) in equal shares: word w's bits below n,

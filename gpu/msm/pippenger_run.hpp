@@ -261,7 +261,7 @@ Raw run_pippenger(memory::DeviceAllocator& alloc, const void* d_bases, const std
   tails.reset();
   groups.reset();
 
-  auto segs = scratch<Bucket>(alloc, p.reduce_threads(), stream, stage);
+  auto segs = scratch<Bucket>(alloc, p.segment_sums(), stream, stage);
   const ReduceArgs<Bucket> ra = reduce_args(p, buckets.get(), segs.get());
   kernels::reduce(ra, p.reduce_threads(), stream);
   clock.mark(kReduce);

@@ -92,7 +92,7 @@ void set_reduce_segment(RunPlan& r, std::uint32_t least, unsigned wave) {
   const auto active = [&](std::uint32_t l) {
     r.segment = l;
     r.segments = (r.digits.buckets + l - 1) / l;
-    return r.active_reduce_threads();
+    return r.reduce_threads();
   };
   const std::uint32_t most = r.digits.buckets;
   least = std::min(least, most);
@@ -242,7 +242,7 @@ std::size_t scratch_bytes_for(std::size_t n, const MsmOptions& opts, std::size_t
   const std::size_t point = bucket_bytes;
   return (host_scalars ? n * 32 : 0) +
          sort_sets * (4 * q.entries * sizeof(std::uint32_t) + kernels::sort_temp_bytes(q.entries, q.end_bit)) +
-         (p.bucket_count() + 2 * q.chunks + q.fixup_groups() + p.reduce_threads() + window_sum_points(p)) * point;
+         (p.bucket_count() + 2 * q.chunks + q.fixup_groups() + p.segment_sums() + window_sum_points(p)) * point;
 }
 
 }  // namespace prooflab::gpu::msm

@@ -23,11 +23,14 @@ struct RunPlan {
   int end_bit = 0;           // key bits the sort looks at (the sentinel W·B included)
   unsigned accumulate_min_blocks = 0;
 
-  std::size_t reduce_threads() const { return std::size_t{digits.bucket_sets()} * segments; }
-  // Reduction threads with buckets to add (a narrow window's past its reach have none).
-  std::size_t active_reduce_threads() const {
+  // The reduction's output: S segment sums per set (a narrow window's past its reach infinity).
+  std::size_t segment_sums() const { return std::size_t{digits.bucket_sets()} * segments; }
+  // Segments over a narrow window's reach, B / 2.
+  std::uint32_t narrow_segments() const { return (digits.buckets / 2 + segment - 1) / segment; }
+  // Reduction threads: one per segment with buckets to add (ReduceArgs), wide sets first.
+  std::size_t reduce_threads() const {
     const std::size_t wide = std::min(digits.wide, digits.bucket_sets());
-    return wide * segments + (digits.bucket_sets() - wide) * ((digits.buckets / 2 + segment - 1) / segment);
+    return wide * segments + (digits.bucket_sets() - wide) * narrow_segments();
   }
   std::size_t fixup_groups() const { return (chunks + kFixupGroup - 1) / kFixupGroup; }
   std::size_t bucket_count() const { return std::size_t{digits.bucket_sets()} * digits.buckets; }
@@ -65,10 +68,10 @@ ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const 
   return ca;
 }
 
-// The reduction's arguments for this plan over `buckets` into `out` (reduce_threads() points).
+// The reduction's arguments for this plan over `buckets` into `out` (segment_sums() points).
 template <class Bucket>
 ReduceArgs<Bucket> reduce_args(const RunPlan& p, const Bucket* buckets, Bucket* out) {
-  return {buckets, p.digits.buckets, p.segment, p.segments, p.digits.bucket_sets(), p.digits, out};
+  return {buckets, p.digits.buckets, p.segment, p.segments, p.narrow_segments(), p.digits, out};
 }
 
 // Points [first, first + len) of the scalars: one piece of a host-scalar call.

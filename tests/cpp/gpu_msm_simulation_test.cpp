@@ -171,13 +171,13 @@ TEST(GpuMsmSimulation, ReductionSegmentsMinimiseWavesTimesChain) {
   using gpu::msm::kDefaultReduceWave;
   const auto pow2 = gpu::msm::make_run_plan(1u << 24, {.reduce_wave = gpu::msm::kReduceWaveOff});
   EXPECT_EQ(pow2.segment, 128u);
-  EXPECT_EQ(pow2.active_reduce_threads(), 9u * 4096 + 4u * 2048);
+  EXPECT_EQ(pow2.reduce_threads(), 9u * 4096 + 4u * 2048);
   const auto p = gpu::msm::make_run_plan(1u << 24, {});
   EXPECT_EQ(p.segment, scanned_segment(p, 16, kDefaultReduceWave));
   EXPECT_EQ(p.segment, 171u);
   EXPECT_EQ(p.segments, (p.digits.buckets + 170) / 171);
-  EXPECT_EQ(p.active_reduce_threads(), 9u * 3067 + 4u * 1534);
-  EXPECT_LE(p.active_reduce_threads(), kDefaultReduceWave);
+  EXPECT_EQ(p.reduce_threads(), 9u * 3067 + 4u * 1534);
+  EXPECT_LE(p.reduce_threads(), kDefaultReduceWave);
   // A wave twice the kernel's (the bench's row for session 23's plan): two waves of 86.
   const auto two = gpu::msm::make_run_plan(1u << 24, {.reduce_wave = 2 * kDefaultReduceWave});
   EXPECT_EQ(two.segment, 86u);
@@ -190,7 +190,7 @@ TEST(GpuMsmSimulation, ReductionSegmentsMinimiseWavesTimesChain) {
     const auto q = gpu::msm::make_run_plan(std::size_t{1} << log_n, {});
     EXPECT_EQ(q.digits.c, 16u) << log_n;
     EXPECT_EQ(q.segment, 16u) << log_n;
-    EXPECT_EQ(q.active_reduce_threads(), 16u * 2048) << log_n;
+    EXPECT_EQ(q.reduce_threads(), 16u * 2048) << log_n;
   }
   // min_segment raises the least: 2^16 at 64 gets 64 (one wave, a quarter full).
   EXPECT_EQ(gpu::msm::make_run_plan(1u << 16, {.min_segment = 64}).segment, 64u);
