@@ -22,15 +22,16 @@ constexpr std::size_t kTargetReduceThreads = std::size_t{1} << 16;
 constexpr std::uint32_t kMinSegment = 32;
 // The least segment where the waves are filled (set_reduce_segment; MsmOptions::min_segment 0).
 constexpr std::uint32_t kMinFilledSegment = 16;
-// Per bucket (window × magnitude), in mixed additions of throughput: the reduction's two full
-// additions and the accumulation's per-run work, net of what a wider window saves. Fitted to
-// the H200's totals at 2^24 for c = 19 and c = 20 (2026-11-30: 134.0 and 127.4 ms).
-constexpr double kBucketCost = 2.0;
-// The fixed-base mode's one bucket set, measured (H100, 2026-12-05): reduce 12.25 ms for 2^23
-// buckets against accumulate 74.27 ms for 11·2^24 mixed additions = 3.6 additions per bucket.
-// It picks c = 22 at 2^24 and 20 at 2^22 (24 and 22 with kBucketCost): in the GPU phase 0.2 and
-// 0.65 ms faster in both sittings (results/2026-12-07-coset-lagrange-h).
-constexpr double kFoldedBucketCost = 3.6;
+// One step of the reduction's chain (set_reduce_segment: a full addition, or ~0.65 of one for
+// a doubling, on every thread of a wave at once), in digit entries of the accumulation: 7.87 ms
+// for one wave of 372 steps at 2^24 (c = 20, L = 171) = 21.2 µs a step, against 0.39–0.40 ns
+// an entry (the accumulations of 2^22 and 2^24 at c = 16..20, plain and fixed-base alike).
+// The same rate gives the other reductions measured in that call to within 5 %: 2^22 c = 16
+// L = 16 1.16 ms (1.21), c = 18 L = 32 1.92 (1.91), c = 19 L = 70 3.56 (3.54), fixed-base c = 22
+// L = 63 3.37 (3.33), c = 24 L = 249 11.3 (11.05) (H200, results/2026-12-07-msm-reduce-waves
+// call 7). It replaces two per-bucket costs fitted to totals (2 plain, 3.6 fixed-base), which
+// priced the reduction by its buckets where its time is its waves times its chain.
+constexpr double kReduceStepCost = 53700;
 // One step of the fix-up's sequential walk (a full addition on one thread, latency-bound), in
 // mixed additions of throughput: 1.8 ms for 146 steps at 1.8 G additions/s (H200, c = 19 at
 // 2^24, whose top window has 8 bits), and 35 ms for 3,900 steps at c = 18.
@@ -38,33 +39,6 @@ constexpr double kFixupStepCost = 25000;
 
 std::size_t chunk_for(std::size_t entries) {
   return std::max(kMinChunk, (entries + kTargetChunks - 1) / kTargetChunks);
-}
-
-// The window count W = ceil(256 / c) the cost model finds cheapest, as the plan's c. The model
-// prices W uniform windows of c bits, as its costs were fitted and measured (c = 20 at 2^24, 16
-// at 2^20 and 2^22); the plain mode then shares the 256 bits evenly over those W windows
-// (DigitPlan). Priced balanced, its top window no longer crowds (c − 1 bits where c = 19 left
-// 8), which would move 2^22 to c = 19 and 2^16 to 13 on the model alone: the bench's
-// msm_variant rows at 2^22 measure c = 19 first.
-unsigned cheapest_window_bits(std::size_t n, bool folded, unsigned max_bits) {
-  unsigned best = kMinWindowBits;
-  double best_cost = std::numeric_limits<double>::infinity();
-  for (unsigned c = kMinWindowBits; c <= max_bits; ++c) {
-    const std::size_t windows = (256 + c - 1) / c, sets = folded ? 1 : windows;
-    // The top window holds bits [c·(W−1), 255): with few of them its digits crowd into a few
-    // buckets, whose runs span many chunks and are finished by one fix-up thread each.
-    const int top_bits = std::max(1, 255 - static_cast<int>(c * (windows - 1)));
-    const double top_bucket = static_cast<double>(n) / std::ldexp(1.0, top_bits - 1);
-    const double walk = top_bucket / static_cast<double>(chunk_for(n * windows));
-    const double cost = static_cast<double>(n) * windows +
-                        (folded ? kFoldedBucketCost : kBucketCost) * sets * std::ldexp(1.0, c - 1) +
-                        kFixupStepCost * walk;
-    if (cost < best_cost) {
-      best_cost = cost;
-      best = c;
-    }
-  }
-  return make_digit_plan(best, folded).c;
 }
 
 // Points the window sums take: each set's segments summed in rounds of kSumPerBlock
@@ -88,7 +62,7 @@ std::size_t window_sum_points(const RunPlan& p) {
 // results/2026-12-07-msm-reduce-waves), and within one wave the shortest segment wins (2^22,
 // c = 16: L = 16 1.26 ms against 32 1.66). For each count of waves, the least L whose working
 // threads fit in them (they fall as L grows).
-void set_reduce_segment(RunPlan& r, std::uint32_t least, unsigned wave) {
+double set_reduce_segment(RunPlan& r, std::uint32_t least, unsigned wave) {
   const auto active = [&](std::uint32_t l) {
     r.segment = l;
     r.segments = (r.digits.buckets + l - 1) / l;
@@ -116,6 +90,34 @@ void set_reduce_segment(RunPlan& r, std::uint32_t least, unsigned wave) {
     if (hi == least) break;  // more waves cannot shorten the segment
   }
   active(best);
+  return best_cost;
+}
+
+// The widest window the cost model finds cheapest for n points: n·W digit entries to sort and
+// accumulate, the reduction's waves × chain of the segment the plan would take (kReduceStepCost),
+// and the top window's fix-up walk. On the H200 (call 7) it picks what was measured fastest at
+// 2^20 (c = 16) and 2^24 (20), fixed-base 20 at 2^22 and 22 at 2^24; at 2^22 19 by 0.05 % over
+// 18 (measured 29.81 and 29.57 ms against c = 16's 30.61).
+unsigned cheapest_window_bits(std::size_t n, bool folded, unsigned max_bits) {
+  unsigned best = kMinWindowBits;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (unsigned c = kMinWindowBits; c <= max_bits; ++c) {
+    RunPlan r;
+    r.digits = make_digit_plan(c, folded);
+    const DigitPlan& p = r.digits;
+    // The top window holds bits [position(W−1), 255): with few of them its digits crowd into a
+    // few buckets, whose runs span many chunks and are finished by one fix-up thread each.
+    const int top_bits = std::max(1, 255 - static_cast<int>(p.position(p.windows - 1)));
+    const double top_bucket = static_cast<double>(n) / std::ldexp(1.0, top_bits - 1);
+    const double walk = top_bucket / static_cast<double>(chunk_for(n * p.windows));
+    const double steps = set_reduce_segment(r, kMinFilledSegment, kDefaultReduceWave);
+    const double cost = static_cast<double>(n) * p.windows + kReduceStepCost * steps + kFixupStepCost * walk;
+    if (cost < best_cost) {  // c and c + 1 may give one plan (W = 13 for both 20 and 21): the first wins
+      best_cost = cost;
+      best = p.c;
+    }
+  }
+  return best;
 }
 
 }  // namespace
