@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpu/msm/msm_kernels.hpp"
 
@@ -95,12 +97,16 @@ double set_reduce_segment(RunPlan& r, std::uint32_t least, unsigned wave) {
 
 // The widest window the cost model finds cheapest for n points: n·W digit entries to sort and
 // accumulate, the reduction's waves × chain of the segment the plan would take (kReduceStepCost),
-// and the top window's fix-up walk. On the H200 (call 7) it picks what was measured fastest at
-// 2^20 (c = 16) and 2^24 (20), fixed-base 20 at 2^22 and 22 at 2^24; at 2^22 19 by 0.05 % over
-// 18 (measured 29.81 and 29.57 ms against c = 16's 30.61).
+// and the top window's fix-up walk. Costs within kWindowCostTie of the least are ties, won by
+// the narrowest window (fewer buckets, less scratch): at 2^22 c = 18 and 19 are 0.05 % apart on
+// the model and 18 was 0.8 % and 1.3 % faster (H200 call 7, H100 call 8: 29.57 / 29.82 ms
+// against 29.81 / 30.20; 1.41 GB of scratch against 1.67). On the H200 it picks what was
+// measured fastest at 2^20 (c = 16), 2^22 (18) and 2^24 (20), fixed-base 20 at 2^22 and 22 at
+// 2^24 (results/2026-12-07-msm-reduce-waves).
+constexpr double kWindowCostTie = 0.01;
+
 unsigned cheapest_window_bits(std::size_t n, bool folded, unsigned max_bits) {
-  unsigned best = kMinWindowBits;
-  double best_cost = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<unsigned, double>> costs;  // (the plan's c, its cost), c rising
   for (unsigned c = kMinWindowBits; c <= max_bits; ++c) {
     RunPlan r;
     r.digits = make_digit_plan(c, folded);
@@ -111,13 +117,13 @@ unsigned cheapest_window_bits(std::size_t n, bool folded, unsigned max_bits) {
     const double top_bucket = static_cast<double>(n) / std::ldexp(1.0, top_bits - 1);
     const double walk = top_bucket / static_cast<double>(chunk_for(n * p.windows));
     const double steps = set_reduce_segment(r, kMinFilledSegment, kDefaultReduceWave);
-    const double cost = static_cast<double>(n) * p.windows + kReduceStepCost * steps + kFixupStepCost * walk;
-    if (cost < best_cost) {  // c and c + 1 may give one plan (W = 13 for both 20 and 21): the first wins
-      best_cost = cost;
-      best = p.c;
-    }
+    costs.emplace_back(p.c, static_cast<double>(n) * p.windows + kReduceStepCost * steps + kFixupStepCost * walk);
   }
-  return best;
+  double least = std::numeric_limits<double>::infinity();
+  for (const auto& [c, cost] : costs) least = std::min(least, cost);
+  const auto pick = std::find_if(costs.begin(), costs.end(),
+                                 [&](const auto& e) { return e.second <= least * (1 + kWindowCostTie); });
+  return pick->first;  // the least itself at the latest
 }
 
 }  // namespace
