@@ -587,8 +587,8 @@ int main(int argc, char** argv) {
             else
               std::printf("msm_variant acc_blocks%u: skipped, not in this build "
                           "(-DPROOFLAB_GPU_MSM_CAP_VARIANTS=ON builds it)\n", blocks);
-          // Balanced windows (DigitPlan) take the crowding out of c = 18 and 19's top windows:
-          // the widths the cost model would pick were it priced balanced.
+          // The planned width's neighbours at 2^20 and 2^22 (c = 16, 18, 19 with balanced
+          // windows): the evidence for the cost model's choice (plan.cpp cheapest_window_bits).
           for (unsigned log_n : {20u, 22u})
             for (unsigned c : {16u, 18u, 19u})
               if (c != msm::plan_window_bits(std::size_t{1} << log_n))

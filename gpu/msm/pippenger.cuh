@@ -55,8 +55,8 @@ constexpr unsigned kThreads = 128;  // per block, every MSM kernel's (the plan's
 // n·W; the reduction shrinks W-fold, which lets c grow (fewer windows) for the same work.
 // Plain mode: the W = ceil(256 / c) windows share the 256 bits as evenly as they can, the
 // `wide` low ones c bits each and the rest c − 1 (c = ceil(256 / W); all c where W divides
-// 256): at c = 20, 9 × 20 + 4 × 19 bits, 5.77 M buckets to reduce where 12 windows of 20 and a
-// top window of 16 reached 6.36 M (the top window's reach past its 2^15 buckets unused). The
+// 256): at c = 20, 9 × 20 + 4 × 19 bits, 5.77 M buckets to reduce where 12 windows of 20 bits
+// and a top window of 16 reached 6.36 M. The
 // windows cover exactly bits [0, 256) and s < 2^255, so the top window's value plus the carry
 // is at most its half range: it never borrows. Fixed-base mode: W windows of c bits each (the
 // table's multiples are 2^(c·w)), the top one holding what is left of the 256.
@@ -71,8 +71,11 @@ struct DigitPlan {
   PROOFLAB_HDI std::uint32_t width(std::uint32_t w) const { return w < wide ? c : c - 1; }
   // The first bit of window w: the windows below it, wide ones first.
   PROOFLAB_HDI std::uint32_t position(std::uint32_t w) const { return w * (c - 1) + (w < wide ? w : wide); }
+  // Bucket sets that reach all B buckets, the low ones: the wide windows', or the fixed-base
+  // mode's one set.
+  PROOFLAB_HDI std::uint32_t wide_sets() const { return folded ? 1u : wide; }
   // Buckets set s's digits can reach: B, or B / 2 for a narrow window's.
-  PROOFLAB_HDI std::uint32_t reach(std::uint32_t s) const { return folded || s < wide ? buckets : buckets / 2; }
+  PROOFLAB_HDI std::uint32_t reach(std::uint32_t s) const { return s < wide_sets() ? buckets : buckets / 2; }
 };
 
 // c: the widest window the caller allows (MsmOptions::window_bits); the plan's own c may be less
@@ -261,11 +264,10 @@ PROOFLAB_HDI void fixup_chunk(const ChunkArgs<Bucket>& a, std::size_t t) {
 template <class Bucket>
 struct ReduceArgs {
   const Bucket* buckets;  // W·B
-  std::uint32_t buckets_per_window;
   std::uint32_t segment;          // L
   std::uint32_t segments;         // S = ceil(B / L) per set: the output's stride
   std::uint32_t narrow_segments;  // ceil(B / 2 / L): a narrow window's segments with buckets
-  DigitPlan digits;               // which sets are narrow (DigitPlan::reach)
+  DigitPlan digits;               // B, and which sets are narrow (DigitPlan::reach)
   Bucket* out;                    // W·S
 };
 
@@ -277,8 +279,7 @@ struct ReduceArgs {
 // set's thread j also writes its set's empty segment sum narrow_segments + j (S ≤ 2·that).
 template <class Bucket>
 PROOFLAB_HDI void reduce_segment(const ReduceArgs<Bucket>& a, std::size_t g) {
-  const std::size_t wide = a.digits.wide < a.digits.bucket_sets() ? a.digits.wide : a.digits.bucket_sets();
-  const std::size_t wide_threads = wide * a.segments;
+  const std::size_t wide = a.digits.wide_sets(), wide_threads = wide * a.segments;
   std::size_t w, j;
   if (g < wide_threads) {
     w = g / a.segments;
@@ -291,7 +292,7 @@ PROOFLAB_HDI void reduce_segment(const ReduceArgs<Bucket>& a, std::size_t g) {
   const std::uint32_t lo = static_cast<std::uint32_t>(j) * a.segment;  // bucket index lo ↔ m = lo + 1
   const std::uint32_t limit = a.digits.reach(static_cast<std::uint32_t>(w));
   Bucket running = Bucket::infinity(), acc = Bucket::infinity();
-  const Bucket* b = a.buckets + w * a.buckets_per_window;
+  const Bucket* b = a.buckets + w * a.digits.buckets;
   const std::uint32_t len = limit - lo < a.segment ? limit - lo : a.segment;
   for (std::uint32_t k = len; k-- > 0;) {
     running.add(b[lo + k]);

@@ -2,7 +2,6 @@
 // segments, and the scratch they take. Shared by Msm::run, scratch_bytes and the simulator.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -29,7 +28,7 @@ struct RunPlan {
   std::uint32_t narrow_segments() const { return (digits.buckets / 2 + segment - 1) / segment; }
   // Reduction threads: one per segment with buckets to add (ReduceArgs), wide sets first.
   std::size_t reduce_threads() const {
-    const std::size_t wide = std::min(digits.wide, digits.bucket_sets());
+    const std::size_t wide = digits.wide_sets();
     return wide * segments + (digits.bucket_sets() - wide) * narrow_segments();
   }
   std::size_t fixup_groups() const { return (chunks + kFixupGroup - 1) / kFixupGroup; }
@@ -71,7 +70,7 @@ ChunkArgs<Bucket> chunk_args(const RunPlan& p, const std::uint32_t* keys, const 
 // The reduction's arguments for this plan over `buckets` into `out` (segment_sums() points).
 template <class Bucket>
 ReduceArgs<Bucket> reduce_args(const RunPlan& p, const Bucket* buckets, Bucket* out) {
-  return {buckets, p.digits.buckets, p.segment, p.segments, p.narrow_segments(), p.digits, out};
+  return {buckets, p.segment, p.segments, p.narrow_segments(), p.digits, out};
 }
 
 // Points [first, first + len) of the scalars: one piece of a host-scalar call.
